@@ -1,0 +1,65 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// Backend is a device that can run compiled programs. Implementations must
+// be safe for concurrent use.
+type Backend interface {
+	// Name is the name the backend is registered under ("cpu", "cuda").
+	Name() string
+	// Device describes the device this backend instance runs on.
+	Device() Device
+	// Supports returns nil if the backend has a kernel for node n (its op,
+	// attribute and dtypes), else an error wrapping ErrUnsupported that
+	// names the op.
+	Supports(n *graph.Node) error
+	// Lower turns a planned program into an executable.
+	Lower(p *Plan) (Executable, error)
+	// NewBuffer allocates device memory holding a copy of t: the storage
+	// of a Variable.
+	NewBuffer(t *tensor.Tensor) (Buffer, error)
+	// Close releases the backend. Programs compiled for it must be closed
+	// first.
+	Close() error
+}
+
+// Buffer is device memory holding one tensor value.
+type Buffer interface {
+	// Read copies the buffer into dst, which has the buffer's type.
+	Read(dst *tensor.Tensor) error
+	// Write copies src, which has the buffer's type, into the buffer.
+	Write(src *tensor.Tensor) error
+	// Free releases the memory.
+	Free()
+}
+
+// Executable is a lowered Plan. Run may be called concurrently with
+// different Frames.
+type Executable interface {
+	Run(ctx context.Context, f *Frame) error
+	Close() error
+}
+
+// Frame carries one Run's operands to an Executable, each slice indexed
+// like the Plan's lists.
+type Frame struct {
+	Inputs  []*tensor.Tensor // host values of Plan.Inputs, already checked
+	Vars    []Buffer         // current values of Plan.Vars
+	Next    []Buffer         // where updated values of Plan.Vars go
+	Outputs []*tensor.Tensor // host destinations of Plan.Outputs, of the right types
+	// Observer, when non-nil, is told about every step (the profiler's hook).
+	Observer StepObserver
+}
+
+// StepObserver receives one call per executed step: its index in
+// Plan.Steps and its start and end in nanoseconds of the observer's clock
+// (see Now). worker identifies the goroutine or stream that ran it.
+type StepObserver interface {
+	Now() int64
+	Step(step, worker int, start, end int64)
+}

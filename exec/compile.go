@@ -1,0 +1,419 @@
+package exec
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+)
+
+// Option configures Compile.
+type Option func(*config) error
+
+type config struct {
+	updates   []update
+	verify    bool
+	disabled  map[string]bool
+	share     *Program
+	dumpAfter map[string]bool
+}
+
+type update struct{ w, next *graph.Node }
+
+// Update makes every Run replace variable w's value with next's value
+// (computed from the values before the Run). next must have w's dtype and
+// shape.
+func Update(w, next *graph.Node) Option {
+	return func(c *config) error {
+		c.updates = append(c.updates, update{w, next})
+		return nil
+	}
+}
+
+// VerifyEachPass runs graph.Verify after every pass (tests turn it on; so
+// does the environment variable LOOM_VERIFY=1).
+func VerifyEachPass() Option {
+	return func(c *config) error { c.verify = true; return nil }
+}
+
+// ShareVariables makes the new Program use p's variable storage instead of
+// its own: both see every update the other makes (an evaluation program
+// next to a training program). p must be compiled for the same backend
+// from the same graph.
+func ShareVariables(p *Program) Option {
+	return func(c *config) error {
+		if p == nil {
+			return fmt.Errorf("exec: ShareVariables(nil)")
+		}
+		c.share = p
+		return nil
+	}
+}
+
+// Pass is one stage of the compile pipeline.
+type Pass struct {
+	Name string
+	Doc  string
+	run  func(*compilation) error
+}
+
+// passes is the pipeline, in order. Its order must satisfy Constraints.
+var passes = []Pass{
+	{"prune", "copy only what the outputs and updates need into a new graph", prune},
+	{"schedule", "order the steps and give every value a home", schedule},
+	{"memplan", "liveness analysis and arena offsets with buffer reuse", memplan},
+}
+
+// Constraint says pass Before must run before pass After, and why.
+type Constraint struct {
+	Before, After, Reason string
+}
+
+// Constraints are the ordering rules of the pipeline, as data; a test
+// checks the pipeline against them.
+var Constraints = []Constraint{
+	{"prune", "schedule", "the schedule covers exactly the nodes the outputs need"},
+	{"schedule", "memplan", "liveness is computed over the step order"},
+}
+
+// Passes returns the pipeline's passes in order.
+func Passes() []Pass { return append([]Pass(nil), passes...) }
+
+// PassTiming records one pass of one compilation.
+type PassTiming struct {
+	Name          string
+	Start, End    time.Time
+	NodesBefore   int
+	NodesAfter    int
+	StepsAfter    int
+	ArenaAfter    int64
+	Skipped       bool
+	VerifiedAfter bool
+}
+
+// compilation is the state the passes share.
+type compilation struct {
+	cfg     *config
+	be      Backend
+	user    *graph.Graph
+	outs    []*graph.Node // user output nodes
+	updates []update      // user nodes
+
+	g       *graph.Graph  // the graph being compiled
+	gOuts   []*graph.Node // outputs in g
+	gNext   []*graph.Node // update values in g, parallel to updates
+	origin  map[*graph.Node]*graph.Node
+	vars    []*graph.Node // Variables in g, in plan order
+	inputs  []*graph.Node // Inputs in g, in plan order
+	plan    *Plan
+	timings []PassTiming
+	nodes0  int
+}
+
+// Compile optimises and plans the computation of outputs (and of the
+// variable updates given as options) for backend be, and lowers it.
+// Build errors of the graph are returned here; so are unsupported ops.
+func Compile(be Backend, outputs []*graph.Node, opts ...Option) (*Program, error) {
+	if be == nil {
+		return nil, fmt.Errorf("exec: Compile: nil backend")
+	}
+	cfg := &config{disabled: map[string]bool{}, dumpAfter: map[string]bool{}}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if os.Getenv("LOOM_VERIFY") == "1" {
+		cfg.verify = true
+	}
+	for _, name := range strings.Split(os.Getenv("LOOM_DUMP"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cfg.dumpAfter[name] = true
+		}
+	}
+	c := &compilation{cfg: cfg, be: be, outs: outputs, updates: cfg.updates}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if err := c.runPasses(); err != nil {
+		return nil, err
+	}
+	return newProgram(c)
+}
+
+// check validates the outputs and updates before any pass runs.
+func (c *compilation) check() error {
+	if len(c.outs) == 0 && len(c.updates) == 0 {
+		return fmt.Errorf("exec: Compile: %w: no outputs and no updates to compute", graph.ErrInvalid)
+	}
+	var nodes []*graph.Node
+	for i, n := range c.outs {
+		if n == nil {
+			return fmt.Errorf("exec: Compile: %w: output %d is nil", graph.ErrInvalid, i)
+		}
+		nodes = append(nodes, n)
+	}
+	for i, u := range c.updates {
+		if u.w == nil || u.next == nil {
+			return fmt.Errorf("exec: Compile: %w: Update %d has a nil node", graph.ErrInvalid, i)
+		}
+		nodes = append(nodes, u.w, u.next)
+	}
+	for _, n := range nodes {
+		if g := n.Graph(); g != nil && g.Err() != nil {
+			return fmt.Errorf("exec: Compile: the graph has a build error: %w", g.Err())
+		}
+		if err := n.Err(); err != nil {
+			return fmt.Errorf("exec: Compile: %w", err)
+		}
+	}
+	c.user = nodes[0].Graph()
+	for i, n := range nodes {
+		if n.Graph() != c.user {
+			return fmt.Errorf("exec: Compile: %w: node %d (%s) belongs to another graph than the first output", graph.ErrInvalid, i, n)
+		}
+	}
+	seen := map[*graph.Node]bool{}
+	for _, u := range c.updates {
+		if u.w.Op() != graph.OpVariable {
+			return fmt.Errorf("exec: Compile: Update(%s, ...): %w: the target is a %s, not a Variable", u.w, graph.ErrInvalid, u.w.Op())
+		}
+		if seen[u.w] {
+			return fmt.Errorf("exec: Compile: Update(%s, ...): %w: the variable is updated twice", u.w, graph.ErrInvalid)
+		}
+		seen[u.w] = true
+		if u.next.DType() != u.w.DType() || !u.next.Shape().Equal(u.w.Shape()) {
+			kind := graph.ErrShape
+			if u.next.DType() != u.w.DType() {
+				kind = graph.ErrDType
+			}
+			return fmt.Errorf("exec: Compile: Update(%q %s, %s built at %s): %w: the new value must have the variable's type (use ops.Cast or ops.BroadcastTo)",
+				u.w.Name(), u.w.Type(), u.next.Type(), u.next.Site(), kind)
+		}
+	}
+	if c.cfg.share != nil {
+		if c.cfg.share.be != c.be {
+			return fmt.Errorf("exec: Compile: ShareVariables: %w: the program was compiled for another backend", graph.ErrInvalid)
+		}
+		if c.cfg.share.store.graph != c.user {
+			return fmt.Errorf("exec: Compile: ShareVariables: %w: the program was compiled from another graph", graph.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+func (c *compilation) runPasses() error {
+	c.nodes0 = c.user.Len()
+	for _, p := range passes {
+		t := PassTiming{Name: p.Name, Start: time.Now(), NodesBefore: c.nodeCount()}
+		if c.cfg.disabled[p.Name] {
+			t.Skipped = true
+			t.End = t.Start
+			t.NodesAfter = t.NodesBefore
+			c.timings = append(c.timings, t)
+			continue
+		}
+		if err := p.run(c); err != nil {
+			return fmt.Errorf("exec: Compile: pass %s: %w", p.Name, err)
+		}
+		if c.g != nil && c.g.Err() != nil {
+			return fmt.Errorf("exec: Compile: pass %s left a graph error (a bug in loom): %w", p.Name, c.g.Err())
+		}
+		t.End = time.Now()
+		t.NodesAfter = c.nodeCount()
+		if c.plan != nil {
+			t.StepsAfter = len(c.plan.Steps)
+			t.ArenaAfter = c.plan.ArenaBytes
+		}
+		if c.cfg.verify && c.g != nil {
+			if err := graph.Verify(c.g); err != nil {
+				return fmt.Errorf("exec: Compile: after pass %s: %w", p.Name, err)
+			}
+			if c.plan != nil && p.Name == "memplan" {
+				if err := c.plan.checkArena(); err != nil {
+					return fmt.Errorf("exec: Compile: after pass %s: %w", p.Name, err)
+				}
+			}
+			t.VerifiedAfter = true
+		}
+		if c.cfg.dumpAfter[p.Name] {
+			fmt.Fprintf(os.Stderr, "LOOM_DUMP after %s:\n%s", p.Name, graph.Format(c.g))
+			if c.plan != nil && p.Name != "prune" {
+				fmt.Fprint(os.Stderr, c.plan.Format())
+			}
+		}
+		c.timings = append(c.timings, t)
+	}
+	return nil
+}
+
+func (c *compilation) nodeCount() int {
+	if c.g == nil {
+		return c.user.Len()
+	}
+	return c.g.Len()
+}
+
+// prune copies the ancestors of the outputs and update values, and the
+// updated Variables, into a fresh graph.
+func prune(c *compilation) error {
+	roots := append([]*graph.Node(nil), c.outs...)
+	for _, u := range c.updates {
+		roots = append(roots, u.w, u.next)
+	}
+	g := graph.New()
+	remap := map[*graph.Node]*graph.Node{}
+	c.origin = map[*graph.Node]*graph.Node{}
+	for _, n := range graph.Ancestors(roots...) {
+		ins := make([]*graph.Node, len(n.Inputs()))
+		for i, in := range n.Inputs() {
+			ins[i] = remap[in]
+		}
+		m := ops.Rebuild(g, n, ins)
+		if !m.Valid() {
+			return m.Err()
+		}
+		remap[n] = m
+		if n.Op() == graph.OpInput || n.Op() == graph.OpVariable {
+			c.origin[m] = n
+		}
+	}
+	c.g = g
+	c.gOuts = make([]*graph.Node, len(c.outs))
+	for i, n := range c.outs {
+		c.gOuts[i] = remap[n]
+	}
+	c.gNext = make([]*graph.Node, len(c.updates))
+	for i, u := range c.updates {
+		c.gNext[i] = remap[u.next]
+	}
+	return nil
+}
+
+// schedule orders the steps (the graph's node order is topological) and
+// gives every value a home: feeds, variables and constants stay where they
+// are; a node that is an output or a variable's next value is written
+// straight there; every other result goes to the arena. Extra destinations
+// of a value get copy steps.
+func schedule(c *compilation) error {
+	p := &Plan{Graph: c.g}
+	home := map[*graph.Node]int{}
+	addValue := func(v Value) int {
+		p.Values = append(p.Values, v)
+		return len(p.Values) - 1
+	}
+	bytesOf := func(n *graph.Node) int64 { return int64(n.Shape().Size() * n.DType().Size()) }
+
+	for _, n := range c.g.Nodes() {
+		switch n.Op() {
+		case graph.OpInput:
+			home[n] = addValue(Value{Node: n, Storage: InInput, Index: len(p.Inputs), Bytes: bytesOf(n)})
+			p.Inputs = append(p.Inputs, home[n])
+			p.InputNodes = append(p.InputNodes, c.origin[n])
+			c.inputs = append(c.inputs, n)
+		case graph.OpVariable:
+			home[n] = addValue(Value{Node: n, Storage: InVar, Index: len(p.Vars), Bytes: bytesOf(n)})
+			p.Vars = append(p.Vars, VarPlan{Node: n, User: c.origin[n], Value: home[n], Update: -1})
+			c.vars = append(c.vars, n)
+		case graph.OpConst:
+			home[n] = addValue(Value{Node: n, Storage: InConst, Index: len(p.Consts), Bytes: bytesOf(n)})
+			p.Consts = append(p.Consts, home[n])
+		}
+	}
+	varIndex := map[*graph.Node]int{}
+	for i, v := range p.Vars {
+		varIndex[v.User] = i
+	}
+	// Destinations: for each node, the list of (storage, index) it must
+	// end up in besides its home.
+	type dest struct {
+		s   Storage
+		idx int
+	}
+	dests := map[*graph.Node][]dest{}
+	var order []*graph.Node
+	addDest := func(n *graph.Node, d dest) {
+		if _, ok := dests[n]; !ok {
+			order = append(order, n)
+		}
+		dests[n] = append(dests[n], d)
+	}
+	for i, u := range c.updates {
+		k := varIndex[u.w]
+		next := c.gNext[i]
+		if next == p.Vars[k].Node {
+			continue // w <- w: nothing to do
+		}
+		addDest(next, dest{InNext, k})
+	}
+	for i, n := range c.gOuts {
+		addDest(n, dest{InOutput, i})
+	}
+	p.Outputs = make([]int, len(c.gOuts))
+	var pending []Step // copies of leaves, run first
+	place := func(n *graph.Node, d dest) int {
+		v := addValue(Value{Node: n, Storage: d.s, Index: d.idx, Bytes: bytesOf(n)})
+		if d.s == InOutput {
+			p.Outputs[d.idx] = v
+		} else {
+			p.Vars[d.idx].Update = v
+		}
+		return v
+	}
+	// Kernel nodes: home is the first destination, or the arena.
+	var steps []Step
+	for _, n := range c.g.Nodes() {
+		if n.Op().IsLeaf() {
+			continue
+		}
+		ds := dests[n]
+		var out int
+		if len(ds) > 0 {
+			out = place(n, ds[0])
+			ds = ds[1:]
+		} else {
+			out = addValue(Value{Node: n, Storage: InArena, Bytes: bytesOf(n)})
+		}
+		home[n] = out
+		in := make([]int, len(n.Inputs()))
+		for i, x := range n.Inputs() {
+			in[i] = home[x]
+		}
+		steps = append(steps, Step{Kind: KernelStep, Node: n, In: in, Out: out})
+		for _, d := range ds {
+			steps = append(steps, Step{Kind: CopyStep, Node: n, In: []int{out}, Out: place(n, d)})
+		}
+	}
+	for _, n := range order {
+		if !n.Op().IsLeaf() {
+			continue
+		}
+		for _, d := range dests[n] {
+			pending = append(pending, Step{Kind: CopyStep, Node: n, In: []int{home[n]}, Out: place(n, d)})
+		}
+	}
+	p.Steps = append(pending, steps...)
+	for _, s := range p.Steps {
+		if s.Kind != KernelStep {
+			continue
+		}
+		if err := c.be.Supports(s.Node); err != nil {
+			return fmt.Errorf("%s: %w", s.Node.Site(), err)
+		}
+	}
+	c.plan = p
+	return nil
+}
+
+// memplan computes liveness and assigns arena offsets.
+func memplan(c *compilation) error {
+	c.plan.liveness()
+	c.plan.assignArena()
+	return nil
+}

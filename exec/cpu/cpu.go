@@ -1,0 +1,180 @@
+package cpu
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func init() {
+	if err := exec.Register("cpu", func(index int) (exec.Backend, error) {
+		if index != 0 {
+			return nil, fmt.Errorf("cpu: device %d: %w: the CPU backend has one device, cpu:0", index, exec.ErrUnavailable)
+		}
+		return New()
+	}); err != nil {
+		panic(err)
+	}
+}
+
+// Option configures the CPU backend.
+type Option func(*Backend)
+
+// Threads sets how many goroutines kernels use (default: GOMAXPROCS, or
+// $LOOM_CPU_THREADS when set). 1 makes every kernel sequential.
+func Threads(n int) Option {
+	return func(b *Backend) {
+		if n >= 1 {
+			b.threads = n
+		}
+	}
+}
+
+// Backend is the CPU backend: the reference implementation of every op,
+// with kernels parallel across cores for large tensors and matrix
+// multiplication through gonum's BLAS.
+type Backend struct {
+	threads int
+	pool    *pool
+	device  exec.Device
+	mu      sync.RWMutex // held for reading by every Run, for writing by Close
+	closed  bool
+}
+
+// New opens a CPU backend.
+func New(opts ...Option) (*Backend, error) {
+	b := &Backend{threads: runtime.GOMAXPROCS(0)}
+	if s := os.Getenv("LOOM_CPU_THREADS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("cpu: LOOM_CPU_THREADS=%q is not a positive integer", s)
+		}
+		b.threads = n
+	}
+	for _, o := range opts {
+		o(b)
+	}
+	b.pool = newPool(b.threads)
+	b.device = exec.Device{
+		Name:        "cpu",
+		Kind:        exec.CPU,
+		Memory:      memTotal(),
+		Processors:  runtime.NumCPU(),
+		Description: fmt.Sprintf("%s, %s/%s, %d threads", cpuModel(), runtime.GOOS, runtime.GOARCH, b.threads),
+	}
+	return b, nil
+}
+
+// Name returns "cpu".
+func (b *Backend) Name() string { return "cpu" }
+
+// Device describes the host CPU.
+func (b *Backend) Device() exec.Device { return b.device }
+
+// Threads returns the number of goroutines kernels use.
+func (b *Backend) Threads() int { return b.threads }
+
+// Close stops the worker goroutines. Programs compiled for the backend
+// fail with exec.ErrClosed afterwards.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		b.pool.close()
+	}
+	return nil
+}
+
+// Supports reports whether there is a kernel for n.
+func (b *Backend) Supports(n *graph.Node) error {
+	if int(n.Op()) >= len(kernels) || kernels[n.Op()] == nil {
+		return fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, n.Op())
+	}
+	return nil
+}
+
+// buffer is host memory for a variable.
+type buffer struct {
+	data []byte
+}
+
+// NewBuffer returns host memory holding a copy of t.
+func (b *Backend) NewBuffer(t *tensor.Tensor) (exec.Buffer, error) {
+	c := t.Clone()
+	return &buffer{data: c.Bytes()}, nil
+}
+
+func (m *buffer) Read(dst *tensor.Tensor) error {
+	if len(dst.Bytes()) != len(m.data) {
+		return fmt.Errorf("cpu: buffer of %d bytes read into %s", len(m.data), dst.Type())
+	}
+	copy(dst.Bytes(), m.data)
+	return nil
+}
+
+func (m *buffer) Write(src *tensor.Tensor) error {
+	if len(src.Bytes()) != len(m.data) {
+		return fmt.Errorf("cpu: %s written to a buffer of %d bytes", src.Type(), len(m.data))
+	}
+	copy(m.data, src.Bytes())
+	return nil
+}
+
+func (m *buffer) Free() { m.data = nil }
+
+func memTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(fields[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH + " CPU"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH + " CPU"
+}
+
+// kernelFor returns the kernel table entry of n's op.
+func kernelFor(n *graph.Node) prepareFn {
+	if int(n.Op()) >= len(kernels) {
+		return nil
+	}
+	return kernels[n.Op()]
+}
+
+// kernels is the static table of kernel constructors, indexed by op code.
+var kernels [ops.NumOps]prepareFn
+
+// String describes the backend: "cpu (model, threads)".
+func (b *Backend) String() string { return "cpu (" + b.device.Description + ")" }

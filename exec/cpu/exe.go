@@ -1,0 +1,251 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
+)
+
+// prepareFn builds the kernel of one node at lowering time: everything
+// that depends only on shapes and attributes (broadcast strides, reduction
+// plans) is computed here, once.
+type prepareFn func(n *graph.Node) (*kernel, error)
+
+// kernel is a prepared kernel. bind is called once per instance (an arena
+// and its bindings); the function it returns runs the step and must not
+// allocate.
+type kernel struct {
+	scratch int // bytes of scratch memory the kernel needs per instance
+	bind    func(a *args) func()
+}
+
+// args gives a bound kernel its operands. The byte slices behind In and
+// Out change from run to run (feeds, outputs, variables), so kernels read
+// them when they run, not when they bind.
+type args struct {
+	inst    *instance
+	node    *graph.Node
+	in      []int
+	out     int
+	scratch []byte
+}
+
+func (a *args) In(i int) []byte { return a.inst.slots[a.in[i]] }
+func (a *args) Out() []byte     { return a.inst.slots[a.out] }
+
+// Loop prepares fn, a parallel loop body, at bind time. fn(lo, hi, part)
+// handles iterations [lo,hi); part < Threads() numbers the piece, for
+// per-part scratch.
+func (a *args) Loop(fn func(lo, hi, part int)) *loop {
+	return &loop{inst: a.inst, fn: a.inst.guard(fn)}
+}
+
+type loop struct {
+	inst *instance
+	fn   func(lo, hi, part int)
+}
+
+// Run runs the loop over [0,n) in parts of at least grain iterations.
+func (l *loop) Run(n, grain int) { l.inst.exe.be.pool.For(n, grain, &l.inst.wg, l.fn) }
+
+// Threads is the most parts a For loop is split into.
+func (a *args) Threads() int { return a.inst.exe.be.threads }
+
+type executable struct {
+	be      *Backend
+	plan    *exec.Plan
+	kernels []*kernel // per step; nil for copies
+	mu      sync.Mutex
+	free    []*instance
+}
+
+// instance is one arena with its bound steps. Concurrent runs use
+// different instances.
+type instance struct {
+	exe   *executable
+	arena []byte
+	slots [][]byte
+	run   []func()
+	wg    sync.WaitGroup
+	// panicked holds a panic raised in a worker goroutine, re-raised in the
+	// caller so that Run turns it into an error.
+	pmu      sync.Mutex
+	panicked any
+}
+
+// Lower prepares a kernel for every step.
+func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
+	e := &executable{be: b, plan: p, kernels: make([]*kernel, len(p.Steps))}
+	for i, s := range p.Steps {
+		if s.Kind != exec.KernelStep {
+			continue
+		}
+		prep := kernelFor(s.Node)
+		if prep == nil {
+			return nil, fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, s.Node.Op())
+		}
+		k, err := prep(s.Node)
+		if err != nil {
+			return nil, fmt.Errorf("cpu: preparing %s %s (built at %s): %w", s.Node.Op(), s.Node.Type(), s.Node.Site(), err)
+		}
+		e.kernels[i] = k
+	}
+	return e, nil
+}
+
+func (e *executable) instance() *instance {
+	e.mu.Lock()
+	if n := len(e.free); n > 0 {
+		in := e.free[n-1]
+		e.free = e.free[:n-1]
+		e.mu.Unlock()
+		return in
+	}
+	e.mu.Unlock()
+	return e.newInstance()
+}
+
+func (e *executable) newInstance() *instance {
+	p := e.plan
+	in := &instance{exe: e, slots: make([][]byte, len(p.Values)), run: make([]func(), len(p.Steps))}
+	in.arena = alignedBytes(int(p.ArenaBytes))
+	for i, v := range p.Values {
+		switch v.Storage {
+		case exec.InArena:
+			in.slots[i] = in.arena[v.Offset : v.Offset+v.Bytes : v.Offset+v.Bytes]
+		case exec.InConst:
+			in.slots[i] = v.Node.Value().Bytes()
+		}
+	}
+	for i, s := range p.Steps {
+		if s.Kind == exec.CopyStep {
+			src, dst := s.In[0], s.Out
+			in.run[i] = func() { copy(in.slots[dst], in.slots[src]) }
+			continue
+		}
+		k := e.kernels[i]
+		a := &args{inst: in, node: s.Node, in: s.In, out: s.Out}
+		if k.scratch > 0 {
+			a.scratch = alignedBytes(k.scratch)
+		}
+		in.run[i] = k.bind(a)
+	}
+	return in
+}
+
+// guard wraps a parallel body so that a panic in a worker goroutine is
+// carried back to the caller instead of crashing the process.
+func (in *instance) guard(fn func(lo, hi, part int)) func(lo, hi, part int) {
+	return func(lo, hi, part int) {
+		defer func() {
+			if r := recover(); r != nil {
+				in.pmu.Lock()
+				if in.panicked == nil {
+					in.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				}
+				in.pmu.Unlock()
+			}
+		}()
+		fn(lo, hi, part)
+	}
+}
+
+// Run binds the frame's buffers and runs every step in order, checking for
+// cancellation between steps.
+func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
+	e.be.mu.RLock()
+	defer e.be.mu.RUnlock()
+	if e.be.closed {
+		return fmt.Errorf("cpu: %w", exec.ErrClosed)
+	}
+	in := e.instance()
+	p := e.plan
+	for i, v := range p.Inputs {
+		in.slots[v] = f.Inputs[i].Bytes()
+	}
+	for i, v := range p.Vars {
+		in.slots[v.Value] = f.Vars[i].(*buffer).data
+		if v.Update >= 0 {
+			in.slots[v.Update] = f.Next[i].(*buffer).data
+		}
+	}
+	for i, v := range p.Outputs {
+		in.slots[v] = f.Outputs[i].Bytes()
+	}
+	step := -1
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, describeStep(p, step), r)
+		}
+		// Drop references to the caller's memory before pooling.
+		for _, v := range p.Inputs {
+			in.slots[v] = nil
+		}
+		for _, v := range p.Outputs {
+			in.slots[v] = nil
+		}
+		e.mu.Lock()
+		e.free = append(e.free, in)
+		e.mu.Unlock()
+	}()
+	done := ctx.Done()
+	obs := f.Observer
+	for i, run := range in.run {
+		step = i
+		if done != nil {
+			select {
+			case <-done:
+				return fmt.Errorf("cpu: stopped before step %d of %d: %w", i, len(in.run), ctx.Err())
+			default:
+			}
+		}
+		if obs != nil {
+			t0 := obs.Now()
+			run()
+			obs.Step(i, 0, t0, obs.Now())
+		} else {
+			run()
+		}
+		if in.panicked != nil {
+			r := in.panicked
+			in.panicked = nil
+			panic(r)
+		}
+	}
+	return nil
+}
+
+func describeStep(p *exec.Plan, i int) string {
+	if i < 0 || i >= len(p.Steps) {
+		return "none"
+	}
+	s := p.Steps[i]
+	if s.Kind == exec.CopyStep {
+		return "copy of " + s.Node.String()
+	}
+	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
+}
+
+// Close releases the instances' arenas.
+func (e *executable) Close() error {
+	e.mu.Lock()
+	e.free = nil
+	e.mu.Unlock()
+	return nil
+}
+
+// alignedBytes returns n zeroed bytes aligned to 64.
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	words := make([]uint64, (n+64+7)/8)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
+	off := int((64 - uintptr(unsafe.Pointer(&b[0]))%64) % 64)
+	return b[off : off+n : off+n]
+}

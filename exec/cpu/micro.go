@@ -1,0 +1,459 @@
+package cpu
+
+// Micro-ops: one small typed loop per operation over a run of elements.
+// Operands are vectors (V, a slice of the run's length) or scalars (S,
+// broadcast along the run). The elementwise kernels, and later the fused
+// chunk evaluator, are built from these; they are the unit a SIMD
+// implementation replaces.
+
+import (
+	"math"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+)
+
+type float interface{ float32 | float64 }
+type integer interface{ int32 | int64 }
+type num interface{ float | integer }
+
+// ordered is what comparisons accept; uint8 stands for bool (0 or 1).
+type ordered interface{ num | uint8 }
+
+// ---- arithmetic shared by every numeric type ----
+
+func addVV[T num](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] + b[i]
+	}
+}
+
+func addVS[T num](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] + s
+	}
+}
+
+func subVV[T num](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+}
+
+func subVS[T num](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] - s
+	}
+}
+
+func subSV[T num](d []T, s T, b []T) {
+	b = b[:len(d)]
+	for i := range d {
+		d[i] = s - b[i]
+	}
+}
+
+func mulVV[T num](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] * b[i]
+	}
+}
+
+func mulVS[T num](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] * s
+	}
+}
+
+// ---- float-only semantics ----
+
+func divVV[T float](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = a[i] / b[i]
+	}
+}
+
+func divVS[T float](d, a []T, s T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = a[i] / s
+	}
+}
+
+func divSV[T float](d []T, s T, b []T) {
+	b = b[:len(d)]
+	for i := range d {
+		d[i] = s / b[i]
+	}
+}
+
+// fmax and fmin propagate NaN, as NumPy's maximum and minimum do.
+func fmax[T float](x, y T) T {
+	if x > y || x != x {
+		return x
+	}
+	if y != y {
+		return y
+	}
+	if x == y && x == 0 { // max(-0, +0) is +0
+		if math.Signbit(float64(x)) {
+			return y
+		}
+		return x
+	}
+	return y
+}
+
+func fmin[T float](x, y T) T {
+	if x < y || x != x {
+		return x
+	}
+	if y != y {
+		return y
+	}
+	if x == y && x == 0 { // min(-0, +0) is -0
+		if math.Signbit(float64(x)) {
+			return x
+		}
+		return y
+	}
+	return y
+}
+
+func fpow[T float](x, y T) T { return T(math.Pow(float64(x), float64(y))) }
+
+// ---- integer-only semantics ----
+
+// idiv is floor division (Python's //); division by zero gives 0.
+func idiv[T integer](x, y T) T {
+	if y == 0 {
+		return 0
+	}
+	if y == -1 {
+		return -x // avoids the trap on MinInt / -1 (wraps, as NumPy does)
+	}
+	q := x / y
+	if (x%y != 0) && ((x < 0) != (y < 0)) {
+		q--
+	}
+	return q
+}
+
+// ipow is integer power by squaring; a negative exponent gives the
+// truncated reciprocal (0 unless x is 1 or -1).
+func ipow[T integer](x, y T) T {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if y%2 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := T(1)
+	for y > 0 {
+		if y&1 == 1 {
+			r *= x
+		}
+		x *= x
+		y >>= 1
+	}
+	return r
+}
+
+func imax[T integer](x, y T) T { return max(x, y) }
+func imin[T integer](x, y T) T { return min(x, y) }
+
+// ---- generic binary through a scalar function (Pow, Maximum, ...) ----
+
+func mapVV[T any](d, a, b []T, f func(T, T) T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = f(a[i], b[i])
+	}
+}
+
+func mapVS[T any](d, a []T, s T, f func(T, T) T) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = f(a[i], s)
+	}
+}
+
+func mapSV[T any](d []T, s T, b []T, f func(T, T) T) {
+	b = b[:len(d)]
+	for i := range d {
+		d[i] = f(s, b[i])
+	}
+}
+
+// binaryOps returns the VV, VS and SV micro-ops of an arithmetic op for
+// element type T; ok is false if the op is not arithmetic.
+func binaryOps[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T), ok bool) {
+	var f func(T, T) T
+	switch op {
+	case ops.OpAdd:
+		return addVV[T], addVS[T], func(d []T, s T, b []T) { addVS(d, b, s) }, true
+	case ops.OpSub:
+		return subVV[T], subVS[T], subSV[T], true
+	case ops.OpMul:
+		return mulVV[T], mulVS[T], func(d []T, s T, b []T) { mulVS(d, b, s) }, true
+	case ops.OpDiv:
+		f = divOf[T]()
+	case ops.OpPow:
+		f = powOf[T]()
+	case ops.OpMaximum:
+		f = maxOf[T]()
+	case ops.OpMinimum:
+		f = minOf[T]()
+	default:
+		return nil, nil, nil, false
+	}
+	if op == ops.OpDiv {
+		if dv, ok := any(divVV[float32]).(func(d, a, b []T)); ok {
+			return dv, any(divVS[float32]).(func(d, a []T, s T)), any(divSV[float32]).(func(d []T, s T, b []T)), true
+		}
+		if dv, ok := any(divVV[float64]).(func(d, a, b []T)); ok {
+			return dv, any(divVS[float64]).(func(d, a []T, s T)), any(divSV[float64]).(func(d []T, s T, b []T)), true
+		}
+	}
+	return func(d, a, b []T) { mapVV(d, a, b, f) },
+		func(d, a []T, s T) { mapVS(d, a, s, f) },
+		func(d []T, s T, b []T) { mapSV(d, s, b, f) }, true
+}
+
+func divOf[T num]() func(T, T) T {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(idiv[int32]).(func(T, T) T)
+	case int64:
+		return any(idiv[int64]).(func(T, T) T)
+	case float32:
+		return any(func(x, y float32) float32 { return x / y }).(func(T, T) T)
+	default:
+		return any(func(x, y float64) float64 { return x / y }).(func(T, T) T)
+	}
+}
+
+func powOf[T num]() func(T, T) T {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(ipow[int32]).(func(T, T) T)
+	case int64:
+		return any(ipow[int64]).(func(T, T) T)
+	case float32:
+		return any(fpow[float32]).(func(T, T) T)
+	default:
+		return any(fpow[float64]).(func(T, T) T)
+	}
+}
+
+func maxOf[T num]() func(T, T) T {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(imax[int32]).(func(T, T) T)
+	case int64:
+		return any(imax[int64]).(func(T, T) T)
+	case float32:
+		return any(fmax[float32]).(func(T, T) T)
+	default:
+		return any(fmax[float64]).(func(T, T) T)
+	}
+}
+
+func minOf[T num]() func(T, T) T {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(imin[int32]).(func(T, T) T)
+	case int64:
+		return any(imin[int64]).(func(T, T) T)
+	case float32:
+		return any(fmin[float32]).(func(T, T) T)
+	default:
+		return any(fmin[float64]).(func(T, T) T)
+	}
+}
+
+// ---- comparisons: bool results stored as bytes 0/1 ----
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func compareOf[T ordered](op graph.Op) func(x, y T) uint8 {
+	switch op {
+	case ops.OpEqual:
+		return func(x, y T) uint8 { return b2u(x == y) }
+	case ops.OpNotEqual:
+		return func(x, y T) uint8 { return b2u(x != y) }
+	case ops.OpLess:
+		return func(x, y T) uint8 { return b2u(x < y) }
+	case ops.OpLessEqual:
+		return func(x, y T) uint8 { return b2u(x <= y) }
+	case ops.OpGreater:
+		return func(x, y T) uint8 { return b2u(x > y) }
+	case ops.OpGreaterEqual:
+		return func(x, y T) uint8 { return b2u(x >= y) }
+	}
+	return nil
+}
+
+// cmpRun compares a run: as and bs are 0 (scalar) or 1 (vector) strides.
+func cmpRun[T ordered](d []uint8, a []T, as int, b []T, bs int, f func(x, y T) uint8) {
+	switch {
+	case as == 1 && bs == 1:
+		a, b = a[:len(d)], b[:len(d)]
+		for i := range d {
+			d[i] = f(a[i], b[i])
+		}
+	case as == 1:
+		a = a[:len(d)]
+		s := b[0]
+		for i := range d {
+			d[i] = f(a[i], s)
+		}
+	default:
+		s := a[0]
+		b = b[:len(d)]
+		for i := range d {
+			d[i] = f(s, b[i])
+		}
+	}
+}
+
+// ---- unary ----
+
+func unaryFloat[T float](op graph.Op) func(d, a []T) {
+	apply := func(f func(float64) float64) func(d, a []T) {
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				d[i] = T(f(float64(a[i])))
+			}
+		}
+	}
+	switch op {
+	case ops.OpNeg:
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				d[i] = -a[i]
+			}
+		}
+	case ops.OpAbs:
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				d[i] = T(math.Abs(float64(a[i])))
+			}
+		}
+	case ops.OpSign:
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				switch x := a[i]; {
+				case x > 0:
+					d[i] = 1
+				case x < 0:
+					d[i] = -1
+				default:
+					d[i] = x // 0, -0 or NaN
+				}
+			}
+		}
+	case ops.OpRelu:
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				// NaN propagates, as max(x, 0) in NumPy.
+				if x := a[i]; x > 0 || x != x {
+					d[i] = x
+				} else {
+					d[i] = 0
+				}
+			}
+		}
+	case ops.OpSqrt:
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				d[i] = T(math.Sqrt(float64(a[i])))
+			}
+		}
+	case ops.OpExp:
+		return apply(math.Exp)
+	case ops.OpLog:
+		return apply(math.Log)
+	case ops.OpTanh:
+		return apply(math.Tanh)
+	case ops.OpSin:
+		return apply(math.Sin)
+	case ops.OpCos:
+		return apply(math.Cos)
+	case ops.OpSigmoid:
+		return apply(sigmoid)
+	}
+	return nil
+}
+
+// sigmoid is 1/(1+e^-x) without overflow: for x < 0 it uses e^x/(1+e^x).
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func unaryInt[T integer](op graph.Op) func(d, a []T) {
+	f := func(g func(T) T) func(d, a []T) {
+		return func(d, a []T) {
+			a = a[:len(d)]
+			for i := range d {
+				d[i] = g(a[i])
+			}
+		}
+	}
+	switch op {
+	case ops.OpNeg:
+		return f(func(x T) T { return -x })
+	case ops.OpAbs:
+		return f(func(x T) T {
+			if x < 0 {
+				return -x
+			}
+			return x
+		})
+	case ops.OpSign:
+		return f(func(x T) T {
+			switch {
+			case x > 0:
+				return 1
+			case x < 0:
+				return -1
+			}
+			return 0
+		})
+	case ops.OpRelu:
+		return f(func(x T) T { return max(x, 0) })
+	}
+	return nil
+}

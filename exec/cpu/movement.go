@@ -1,0 +1,177 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func init() {
+	kernels[ops.OpReshape] = prepareCopy
+	kernels[ops.OpTranspose] = prepareTranspose
+	kernels[ops.OpBroadcastTo] = prepareBroadcastTo
+	kernels[ops.OpSlice] = prepareSlice
+	kernels[ops.OpConcat] = prepareConcat
+}
+
+// gather is an affine strided copy: the output, in row-major order over
+// dims, reads input element base + sum(idx[d]*strides[d]). Transpose,
+// BroadcastTo and Slice are all gathers.
+type gather struct {
+	dims    []int
+	strides []int
+	base    int
+	n       int
+}
+
+func newGather(dims, strides []int, base int) *gather {
+	var ds, ss []int
+	for i, d := range dims {
+		if d != 1 {
+			ds = append(ds, d)
+			ss = append(ss, strides[i])
+		}
+	}
+	if len(ds) == 0 {
+		ds, ss = []int{1}, []int{1}
+	}
+	for i := len(ds) - 2; i >= 0; i-- {
+		if ss[i] == ss[i+1]*ds[i+1] {
+			ds[i] *= ds[i+1]
+			ss[i] = ss[i+1]
+			ds = append(ds[:i+1], ds[i+2:]...)
+			ss = append(ss[:i+1], ss[i+2:]...)
+		}
+	}
+	n := 1
+	for _, d := range ds {
+		n *= d
+	}
+	return &gather{dims: ds, strides: ss, base: base, n: n}
+}
+
+func (g *gather) kernel(dt tensor.DType) (*kernel, error) {
+	switch dt.Size() {
+	case 1:
+		return gatherKernel[uint8](g), nil
+	case 2:
+		return gatherKernel[uint16](g), nil
+	case 4:
+		return gatherKernel[uint32](g), nil
+	case 8:
+		return gatherKernel[uint64](g), nil
+	}
+	return nil, fmt.Errorf("no gather for %v", dt)
+}
+
+func gatherKernel[T uint8 | uint16 | uint32 | uint64](g *gather) *kernel {
+	last := len(g.dims) - 1
+	inner, is := g.dims[last], g.strides[last]
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			for p := lo; p < hi; {
+				// offset of position p
+				outer, j := p/inner, p%inner
+				off := g.base + j*is
+				for d := last - 1; d >= 0 && outer > 0; d-- {
+					off += (outer % g.dims[d]) * g.strides[d]
+					outer /= g.dims[d]
+				}
+				run := min(inner-j, hi-p)
+				switch is {
+				case 1:
+					copy(dst[p:p+run], src[off:off+run])
+				case 0:
+					v := src[off]
+					for i := p; i < p+run; i++ {
+						dst[i] = v
+					}
+				default:
+					for i := 0; i < run; i++ {
+						dst[p+i] = src[off+i*is]
+					}
+				}
+				p += run
+			}
+		})
+		return func() { l.Run(g.n, grainElems) }
+	}}
+}
+
+func prepareTranspose(n *graph.Node) (*kernel, error) {
+	perm := n.Attr().(ops.PermAttr).Perm
+	in := n.Input(0).Shape().Strides()
+	st := make([]int, len(perm))
+	for i, p := range perm {
+		st[i] = in[p]
+	}
+	return newGather(n.Shape(), st, 0).kernel(n.DType())
+}
+
+func prepareBroadcastTo(n *graph.Node) (*kernel, error) {
+	out, from := n.Shape(), n.Input(0).Shape()
+	in := from.Strides()
+	st := make([]int, len(out))
+	off := len(out) - len(from)
+	for i := range from {
+		if from[i] == out[off+i] {
+			st[off+i] = in[i]
+		}
+	}
+	return newGather(out, st, 0).kernel(n.DType())
+}
+
+func prepareSlice(n *graph.Node) (*kernel, error) {
+	rs := n.Attr().(ops.SliceAttr).Ranges
+	in := n.Input(0).Shape().Strides()
+	st := make([]int, len(rs))
+	base := 0
+	for i, r := range rs {
+		st[i] = in[i] * r.Step
+		base += r.Start * in[i]
+	}
+	if n.Shape().Size() == 0 {
+		return prepareCopy(n)
+	}
+	return newGather(n.Shape(), st, base).kernel(n.DType())
+}
+
+// prepareConcat copies each operand's blocks into place: along the axis,
+// operand k occupies [off_k, off_k+len_k) of every outer row.
+func prepareConcat(n *graph.Node) (*kernel, error) {
+	axis := n.Attr().(ops.AxisAttr).Axis
+	out := n.Shape()
+	outer, inner := 1, 1
+	for _, d := range out[:axis] {
+		outer *= d
+	}
+	for _, d := range out[axis+1:] {
+		inner *= d
+	}
+	es := n.DType().Size()
+	row := out[axis] * inner * es // bytes of one outer row of the result
+	type part struct{ off, size int }
+	parts := make([]part, len(n.Inputs()))
+	off := 0
+	for k, in := range n.Inputs() {
+		sz := in.Shape()[axis] * inner * es
+		parts[k] = part{off, sz}
+		off += sz
+	}
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			dst := a.Out()
+			for k, p := range parts {
+				src := a.In(k)
+				for o := lo; o < hi; o++ {
+					copy(dst[o*row+p.off:o*row+p.off+p.size], src[o*p.size:(o+1)*p.size])
+				}
+			}
+		})
+		grain := max(1, grainElems*es/max(1, row))
+		return func() { l.Run(outer, grain) }
+	}}, nil
+}

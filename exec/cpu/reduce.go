@@ -1,0 +1,314 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func init() {
+	for _, op := range []graph.Op{ops.OpSum, ops.OpMax, ops.OpMin, ops.OpArgMax, ops.OpArgMin} {
+		kernels[op] = prepareReduce
+	}
+}
+
+// blockElems is the size of the fixed blocks a long reduction is split
+// into. Partial results are combined in block order, so the result does
+// not depend on the thread count.
+const blockElems = 1 << 14
+
+// redPlan is a reduction after coalescing: output element o reads the
+// input at offset(o) + roffset(r) for every reduced index r.
+type redPlan struct {
+	outN        int
+	keptDims    []int
+	keptStrides []int
+	redDims     []int
+	redStrides  []int
+	redN        int
+}
+
+func newRedPlan(in tensor.Shape, axes []int) *redPlan {
+	reduced := make([]bool, len(in))
+	for _, a := range axes {
+		reduced[a] = true
+	}
+	st := in.Strides()
+	type group struct {
+		dim, stride int
+		red         bool
+	}
+	var gs []group
+	for i, d := range in {
+		if d == 1 {
+			continue
+		}
+		if k := len(gs) - 1; k >= 0 && gs[k].red == reduced[i] && gs[k].stride == d*st[i] {
+			gs[k].dim *= d
+			gs[k].stride = st[i]
+			continue
+		}
+		gs = append(gs, group{d, st[i], reduced[i]})
+	}
+	p := &redPlan{outN: 1, redN: 1}
+	for _, g := range gs {
+		if g.red {
+			p.redDims = append(p.redDims, g.dim)
+			p.redStrides = append(p.redStrides, g.stride)
+			p.redN *= g.dim
+		} else {
+			p.keptDims = append(p.keptDims, g.dim)
+			p.keptStrides = append(p.keptStrides, g.stride)
+			p.outN *= g.dim
+		}
+	}
+	return p
+}
+
+// base returns the input offset of output element o.
+func (p *redPlan) base(o int) int {
+	off := 0
+	for d := len(p.keptDims) - 1; d >= 0 && o > 0; d-- {
+		off += (o % p.keptDims[d]) * p.keptStrides[d]
+		o /= p.keptDims[d]
+	}
+	return off
+}
+
+// runs calls fn for each contiguous-or-strided run of the reduced block
+// starting at base: fn(offset, length, stride, firstIndex).
+func (p *redPlan) runs(base int, fn func(off, n, stride, r int)) {
+	if len(p.redDims) == 0 {
+		fn(base, 1, 1, 0)
+		return
+	}
+	last := len(p.redDims) - 1
+	inner, is := p.redDims[last], p.redStrides[last]
+	for r := 0; r < p.redN; r += inner {
+		off := base
+		q := r / inner
+		for d := last - 1; d >= 0 && q > 0; d-- {
+			off += (q % p.redDims[d]) * p.redStrides[d]
+			q /= p.redDims[d]
+		}
+		fn(off, inner, is, r)
+	}
+}
+
+// isRows: the reduced elements of each output are one contiguous run.
+func (p *redPlan) isRows() bool {
+	return len(p.redDims) == 1 && p.redStrides[0] == 1 && (len(p.keptDims) == 0 || (len(p.keptDims) == 1 && p.keptStrides[0] == p.redN))
+}
+
+// isCols: the input is [R, K] with the R axis reduced.
+func (p *redPlan) isCols() bool {
+	return len(p.redDims) == 1 && len(p.keptDims) == 1 && p.keptStrides[0] == 1 && p.redStrides[0] == p.keptDims[0]
+}
+
+func prepareReduce(n *graph.Node) (*kernel, error) {
+	x := n.Input(0)
+	p := newRedPlan(x.Shape(), n.Attr().(ops.AxesAttr).Axes)
+	p.outN = n.Shape().Size()
+	switch x.DType() {
+	case tensor.Float32:
+		return reduceKernel[float32](n.Op(), p, true)
+	case tensor.Float64:
+		return reduceKernel[float64](n.Op(), p, true)
+	case tensor.Int32:
+		return reduceKernel[int32](n.Op(), p, false)
+	case tensor.Int64:
+		return reduceKernel[int64](n.Op(), p, false)
+	}
+	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())
+}
+
+// acc is the accumulator of a sum: float64 for floats (so float32 sums
+// keep their precision), int64 for integers.
+type acc interface{ float64 | int64 }
+
+func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
+	if op == ops.OpSum {
+		if isFloat {
+			return sumKernel[T, float64](p), nil
+		}
+		return sumKernel[T, int64](p), nil
+	}
+	var better func(v, best T) bool
+	switch op {
+	case ops.OpMax, ops.OpArgMax:
+		better = func(v, best T) bool { return v > best || (v != v && best == best) }
+	case ops.OpMin, ops.OpArgMin:
+		better = func(v, best T) bool { return v < best || (v != v && best == best) }
+	default:
+		return nil, fmt.Errorf("%s is not a reduction", op)
+	}
+	if op == ops.OpArgMax || op == ops.OpArgMin {
+		return argKernel[T](p, better), nil
+	}
+	return selectKernel[T](p, better), nil
+}
+
+// sumKernel sums with accumulator A.
+func sumKernel[T num, A acc](p *redPlan) *kernel {
+	rowSum := func(x []T, off, n, stride int) A {
+		var s0, s1, s2, s3 A
+		i := 0
+		if stride == 1 {
+			x = x[off : off+n]
+			for ; i+4 <= n; i += 4 {
+				s0 += A(x[i])
+				s1 += A(x[i+1])
+				s2 += A(x[i+2])
+				s3 += A(x[i+3])
+			}
+			for ; i < n; i++ {
+				s0 += A(x[i])
+			}
+			return (s0 + s1) + (s2 + s3)
+		}
+		for ; i < n; i++ {
+			s0 += A(x[off+i*stride])
+		}
+		return s0
+	}
+	k := &kernel{}
+	switch {
+	case p.isCols() && p.outN >= 64:
+		// [R, K] -> [K]: accumulate whole rows into an A vector.
+		K, R := p.keptDims[0], p.redDims[0]
+		var z A
+		k.scratch = K * int(sizeOf(z))
+		k.bind = func(a *args) func() {
+			accs := as[A](a.scratch)
+			l := a.Loop(func(lo, hi, _ int) {
+				x, out := as[T](a.In(0)), as[T](a.Out())
+				s := accs[lo:hi]
+				for j := range s {
+					s[j] = A(x[lo+j])
+				}
+				for r := 1; r < R; r++ {
+					row := x[r*K+lo : r*K+hi]
+					for j := range s {
+						s[j] += A(row[j])
+					}
+				}
+				for j := range s {
+					out[lo+j] = T(s[j])
+				}
+			})
+			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+		}
+	case p.isRows() && p.outN < 8 && p.redN >= 2*blockElems:
+		// Few long rows: split each row into fixed blocks, sum the blocks in
+		// parallel, then add the partials in block order.
+		blocks := (p.redN + blockElems - 1) / blockElems
+		var z A
+		k.scratch = blocks * int(sizeOf(z))
+		k.bind = func(a *args) func() {
+			parts := as[A](a.scratch)[:blocks]
+			row := 0
+			l := a.Loop(func(lo, hi, _ int) {
+				x := as[T](a.In(0))
+				base := row * p.redN
+				for b := lo; b < hi; b++ {
+					start := b * blockElems
+					parts[b] = rowSum(x, base+start, min(blockElems, p.redN-start), 1)
+				}
+			})
+			return func() {
+				out := as[T](a.Out())
+				for row = 0; row < p.outN; row++ {
+					l.Run(blocks, 1)
+					var s A
+					for _, v := range parts {
+						s += v
+					}
+					out[row] = T(s)
+				}
+			}
+		}
+	default:
+		k.bind = func(a *args) func() {
+			l := a.Loop(func(lo, hi, _ int) {
+				x, out := as[T](a.In(0)), as[T](a.Out())
+				for o := lo; o < hi; o++ {
+					var s A
+					p.runs(p.base(o), func(off, n, stride, _ int) { s += rowSum(x, off, n, stride) })
+					out[o] = T(s)
+				}
+			})
+			return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+		}
+	}
+	return k
+}
+
+// selectKernel computes Max or Min: better(v, best) says v replaces best
+// (NaN always wins, so NaN propagates).
+func selectKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
+	k := &kernel{}
+	if p.isCols() && p.outN >= 64 {
+		K, R := p.keptDims[0], p.redDims[0]
+		k.bind = func(a *args) func() {
+			l := a.Loop(func(lo, hi, _ int) {
+				x, out := as[T](a.In(0)), as[T](a.Out())
+				s := out[lo:hi]
+				copy(s, x[lo:hi])
+				for r := 1; r < R; r++ {
+					row := x[r*K+lo : r*K+hi]
+					for j, v := range row {
+						if better(v, s[j]) {
+							s[j] = v
+						}
+					}
+				}
+			})
+			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+		}
+		return k
+	}
+	k.bind = func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			x, out := as[T](a.In(0)), as[T](a.Out())
+			for o := lo; o < hi; o++ {
+				base := p.base(o)
+				best := x[base]
+				p.runs(base, func(off, n, stride, _ int) {
+					for i := 0; i < n; i++ {
+						if v := x[off+i*stride]; better(v, best) {
+							best = v
+						}
+					}
+				})
+				out[o] = best
+			}
+		})
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+	}
+	return k
+}
+
+// argKernel computes ArgMax or ArgMin: the first index whose value no
+// later value beats (a NaN counts as the best).
+func argKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			x, out := as[T](a.In(0)), as[int64](a.Out())
+			for o := lo; o < hi; o++ {
+				base := p.base(o)
+				best, idx := x[base], 0
+				p.runs(base, func(off, n, stride, r int) {
+					for i := 0; i < n; i++ {
+						if v := x[off+i*stride]; better(v, best) {
+							best, idx = v, r+i
+						}
+					}
+				})
+				out[o] = int64(idx)
+			}
+		})
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+	}}
+}

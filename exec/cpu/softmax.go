@@ -1,0 +1,77 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func init() {
+	kernels[ops.OpSoftmax] = prepareSoftmax
+	kernels[ops.OpLogSoftmax] = prepareSoftmax
+}
+
+// prepareSoftmax views the operand as [outer, A, inner] with the axis in
+// the middle and normalises each of the outer*inner lines of length A in
+// one pass for the max, one for the sum of exponentials and one for the
+// result, in float64.
+func prepareSoftmax(n *graph.Node) (*kernel, error) {
+	axis := n.Attr().(ops.AxisAttr).Axis
+	s := n.Shape()
+	outer, inner := 1, 1
+	for _, d := range s[:axis] {
+		outer *= d
+	}
+	for _, d := range s[axis+1:] {
+		inner *= d
+	}
+	log := n.Op() == ops.OpLogSoftmax
+	switch n.DType() {
+	case tensor.Float32:
+		return softmaxKernel[float32](outer, s[axis], inner, log), nil
+	case tensor.Float64:
+		return softmaxKernel[float64](outer, s[axis], inner, log), nil
+	}
+	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), n.DType())
+}
+
+func softmaxKernel[T float](outer, A, inner int, log bool) *kernel {
+	lines := outer * inner
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			for line := lo; line < hi; line++ {
+				base := (line/inner)*A*inner + line%inner
+				m := math.Inf(-1)
+				for i := 0; i < A; i++ {
+					v := float64(x[base+i*inner])
+					if v > m || v != v {
+						m = v
+						if v != v {
+							break
+						}
+					}
+				}
+				var sum float64
+				for i := 0; i < A; i++ {
+					sum += math.Exp(float64(x[base+i*inner]) - m)
+				}
+				if log {
+					ls := math.Log(sum)
+					for i := 0; i < A; i++ {
+						y[base+i*inner] = T(float64(x[base+i*inner]) - m - ls)
+					}
+				} else {
+					inv := 1 / sum
+					for i := 0; i < A; i++ {
+						y[base+i*inner] = T(math.Exp(float64(x[base+i*inner])-m) * inv)
+					}
+				}
+			}
+		})
+		return func() { l.Run(lines, max(1, grainElems/(8*max(1, A)))) }
+	}}
+}

@@ -1,0 +1,465 @@
+package exectest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// Rand returns a tensor of dtype dt and the given shape with elements
+// drawn uniformly from [lo, hi) by a PCG generator seeded with seed
+// (integers are rounded down, bools are v >= (lo+hi)/2).
+func Rand(dt tensor.DType, shape tensor.Shape, lo, hi float64, seed uint64) *tensor.Tensor {
+	r := rand.New(rand.NewPCG(seed, 0x10011))
+	vals := make([]float64, shape.Size())
+	for i := range vals {
+		v := lo + (hi-lo)*r.Float64()
+		switch {
+		case dt.IsInt():
+			v = math.Floor(v)
+		case dt == tensor.Bool:
+			v = boolf(v >= (lo+hi)/2)
+		}
+		vals[i] = v
+	}
+	t, err := tensor.FromFloat64s(dt, vals, shape...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// mustT builds a tensor from float64 values for golden cases.
+func mustT(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
+	t, err := tensor.FromFloat64s(dt, vals, shape...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// inputs declares one Input per tensor and returns them with the feeds.
+func inputs(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
+	feeds := exec.Feeds{}
+	ns := make([]*graph.Node, len(ts))
+	for i, t := range ts {
+		ns[i] = g.Input(fmt.Sprintf("x%d", i), t.DType(), t.Shape()...)
+		feeds[ns[i]] = t
+	}
+	return ns, feeds
+}
+
+// Cases returns the conformance cases.
+func Cases() []Case {
+	var cs []Case
+	cs = append(cs, goldenCases()...)
+	cs = append(cs, binaryCases()...)
+	cs = append(cs, unaryCases()...)
+	cs = append(cs, compareCases()...)
+	cs = append(cs, otherElementwiseCases()...)
+	cs = append(cs, matmulCases()...)
+	cs = append(cs, reduceCases()...)
+	cs = append(cs, movementCases()...)
+	cs = append(cs, softmaxCases()...)
+	return cs
+}
+
+var floatTypes = []tensor.DType{tensor.Float32, tensor.Float64}
+
+// shapePairs are the broadcasting patterns every binary op runs on.
+var shapePairs = []struct {
+	name string
+	a, b tensor.Shape
+}{
+	{"same", tensor.Shape{2, 3}, tensor.Shape{2, 3}},
+	{"row", tensor.Shape{2, 3}, tensor.Shape{3}},
+	{"outer", tensor.Shape{4, 1}, tensor.Shape{1, 5}},
+	{"rank0", tensor.Shape{}, tensor.Shape{}},
+	{"scalar-left", tensor.Shape{}, tensor.Shape{3, 2}},
+	{"rank4", tensor.Shape{2, 3, 4, 5}, tensor.Shape{3, 1, 5}},
+	{"empty", tensor.Shape{0, 3}, tensor.Shape{3}},
+	{"large", tensor.Shape{300, 257}, tensor.Shape{257}},
+	{"large-col", tensor.Shape{300, 1}, tensor.Shape{300, 257}},
+}
+
+func binaryCases() []Case {
+	type bop struct {
+		name           string
+		f              func(a, b *graph.Node) *graph.Node
+		alo, ahi       float64
+		blo, bhi       float64
+		ints           bool
+		ilo, ihi, jlo  float64
+		jhi            float64
+		avoidZeroRight bool
+	}
+	bops := []bop{
+		{"Add", ops.Add, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
+		{"Sub", ops.Sub, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
+		{"Mul", ops.Mul, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
+		{"Div", ops.Div, -2, 2, 0.5, 2, true, -50, 50, 1, 7, true},
+		{"Pow", ops.Pow, 0.5, 2, -2, 2, true, -3, 4, 0, 5, false},
+		{"Maximum", ops.Maximum, -2, 2, -2, 2, true, -5, 5, -5, 5, false},
+		{"Minimum", ops.Minimum, -2, 2, -2, 2, true, -5, 5, -5, 5, false},
+	}
+	var cs []Case
+	for oi, op := range bops {
+		for _, sp := range shapePairs {
+			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
+				if dt.IsInt() && !op.ints {
+					continue
+				}
+				if dt.IsInt() && (sp.name == "rank4" || sp.name == "large-col") {
+					continue
+				}
+				op, sp, dt, seed := op, sp, dt, uint64(oi*100)
+				cs = append(cs, Case{
+					Name: fmt.Sprintf("%s/%s/%s", op.name, sp.name, dt.Short()),
+					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+						alo, ahi, blo, bhi := op.alo, op.ahi, op.blo, op.bhi
+						if dt.IsInt() {
+							alo, ahi, blo, bhi = op.ilo, op.ihi, op.jlo, op.jhi
+						}
+						a := Rand(dt, sp.a, alo, ahi, seed+1)
+						b := Rand(dt, sp.b, blo, bhi, seed+2)
+						if op.name == "Div" && dt.IsFloat() {
+							// Random signs on the divisor, kept away from zero.
+							neg := Rand(tensor.Bool, sp.b, 0, 1, seed+3)
+							for i := 0; i < b.Size(); i++ {
+								if neg.Float64(i) != 0 {
+									b.SetFloat64(i, -b.Float64(i))
+								}
+							}
+						}
+						ns, feeds := inputs(g, a, b)
+						return []*graph.Node{op.f(ns[0], ns[1])}, feeds
+					},
+				})
+			}
+		}
+	}
+	// Mixed precision promotes within a kind.
+	cs = append(cs, Case{
+		Name: "Add/promote-f32-f64",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			ns, feeds := inputs(g, Rand(tensor.Float32, tensor.Shape{2, 3}, -1, 1, 7), Rand(tensor.Float64, tensor.Shape{3}, -1, 1, 8))
+			return []*graph.Node{ops.Add(ns[0], ns[1])}, feeds
+		},
+	})
+	return cs
+}
+
+var unaryOps = []struct {
+	name   string
+	f      func(*graph.Node) *graph.Node
+	lo, hi float64
+	ints   bool
+}{
+	{"Neg", ops.Neg, -3, 3, true},
+	{"Abs", ops.Abs, -3, 3, true},
+	{"Sign", ops.Sign, -3, 3, true},
+	{"Exp", ops.Exp, -5, 5, false},
+	{"Log", ops.Log, 0.01, 10, false},
+	{"Sqrt", ops.Sqrt, 0, 10, false},
+	{"Tanh", ops.Tanh, -4, 4, false},
+	{"Sigmoid", ops.Sigmoid, -8, 8, false},
+	{"Relu", ops.Relu, -3, 3, true},
+	{"Sin", ops.Sin, -7, 7, false},
+	{"Cos", ops.Cos, -7, 7, false},
+	{"StopGradient", ops.StopGradient, -3, 3, true},
+}
+
+func unaryCases() []Case {
+	shapes := []tensor.Shape{{2, 3}, {}, {2, 3, 4, 5}, {0}, {70001}}
+	var cs []Case
+	for oi, op := range unaryOps {
+		for _, s := range shapes {
+			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
+				if dt.IsInt() && (!op.ints || len(s) == 4) {
+					continue
+				}
+				op, s, dt := op, s, dt
+				cs = append(cs, Case{
+					Name: fmt.Sprintf("%s/%v/%s", op.name, s, dt.Short()),
+					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+						ns, feeds := inputs(g, Rand(dt, s, op.lo, op.hi, uint64(oi)))
+						return []*graph.Node{op.f(ns[0])}, feeds
+					},
+				})
+			}
+		}
+	}
+	return cs
+}
+
+func compareCases() []Case {
+	cmps := []struct {
+		name string
+		f    func(a, b *graph.Node) *graph.Node
+	}{
+		{"Equal", ops.Equal}, {"NotEqual", ops.NotEqual}, {"Less", ops.Less},
+		{"LessEqual", ops.LessEqual}, {"Greater", ops.Greater}, {"GreaterEqual", ops.GreaterEqual},
+	}
+	var cs []Case
+	for ci, c := range cmps {
+		for _, sp := range shapePairs[:6] {
+			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64, tensor.Bool} {
+				if dt == tensor.Bool && c.name != "Equal" && c.name != "NotEqual" {
+					continue
+				}
+				c, sp, dt := c, sp, dt
+				cs = append(cs, Case{
+					Name: fmt.Sprintf("%s/%s/%s", c.name, sp.name, dt.Short()),
+					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+						// Small integers, so that ties occur.
+						lo, hi := -2.0, 3.0
+						if dt == tensor.Bool {
+							lo, hi = 0, 1
+						}
+						a := Rand(dt, sp.a, lo, hi, uint64(ci*10+1))
+						b := Rand(dt, sp.b, lo, hi, uint64(ci*10+2))
+						if dt.IsFloat() {
+							a, b = floorT(a), floorT(b)
+						}
+						ns, feeds := inputs(g, a, b)
+						return []*graph.Node{c.f(ns[0], ns[1])}, feeds
+					},
+				})
+			}
+		}
+	}
+	return cs
+}
+
+func floorT(t *tensor.Tensor) *tensor.Tensor {
+	for i := 0; i < t.Size(); i++ {
+		t.SetFloat64(i, math.Floor(t.Float64(i)))
+	}
+	return t
+}
+
+func otherElementwiseCases() []Case {
+	var cs []Case
+	for _, sp := range shapePairs[:6] {
+		sp := sp
+		cs = append(cs, Case{
+			Name: "And-Or-Not/" + sp.name,
+			Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+				ns, feeds := inputs(g, Rand(tensor.Bool, sp.a, 0, 1, 1), Rand(tensor.Bool, sp.b, 0, 1, 2))
+				return []*graph.Node{ops.And(ns[0], ns[1]), ops.Or(ns[0], ns[1]), ops.Not(ns[0])}, feeds
+			},
+		})
+	}
+	whereShapes := [][3]tensor.Shape{
+		{{2, 3}, {2, 3}, {2, 3}},
+		{{2, 1, 3}, {4, 3}, {}},
+		{{}, {2, 2}, {2, 2}},
+		{{3, 4, 1, 2}, {4, 5, 1}, {1, 2}},
+		{{500, 1}, {500, 200}, {200}},
+	}
+	for i, ws := range whereShapes {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64, tensor.Bool} {
+			ws, dt, i := ws, dt, i
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("Where/%d/%s", i, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := inputs(g, Rand(tensor.Bool, ws[0], 0, 1, 3), Rand(dt, ws[1], -5, 5, 4), Rand(dt, ws[2], -5, 5, 5))
+					return []*graph.Node{ops.Where(ns[0], ns[1], ns[2])}, feeds
+				},
+			})
+		}
+	}
+	all := []tensor.DType{tensor.Bool, tensor.Int32, tensor.Int64, tensor.Float32, tensor.Float64, tensor.Float16, tensor.BFloat16}
+	for _, from := range all {
+		for _, to := range all {
+			if from == to {
+				continue
+			}
+			from, to := from, to
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("Cast/%s-%s", from.Short(), to.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := inputs(g, Rand(from, tensor.Shape{3, 7}, -100, 100, 6))
+					return []*graph.Node{ops.Cast(ns[0], to)}, feeds
+				},
+			})
+		}
+	}
+	return cs
+}
+
+func matmulCases() []Case {
+	pairs := []struct {
+		name string
+		a, b tensor.Shape
+	}{
+		{"2d", tensor.Shape{2, 3}, tensor.Shape{3, 4}},
+		{"vec-mat", tensor.Shape{5}, tensor.Shape{5, 2}},
+		{"mat-vec", tensor.Shape{3, 4}, tensor.Shape{4}},
+		{"vec-vec", tensor.Shape{4}, tensor.Shape{4}},
+		{"batched", tensor.Shape{2, 3, 4}, tensor.Shape{4, 5}},
+		{"broadcast-batch", tensor.Shape{2, 1, 3, 4}, tensor.Shape{5, 4, 2}},
+		{"batch-vec", tensor.Shape{3, 2, 4}, tensor.Shape{4}},
+		{"one", tensor.Shape{1, 1}, tensor.Shape{1, 1}},
+		{"k0", tensor.Shape{2, 0}, tensor.Shape{0, 3}},
+		{"m0", tensor.Shape{0, 4}, tensor.Shape{4, 3}},
+		{"large", tensor.Shape{64, 100}, tensor.Shape{100, 70}},
+	}
+	var cs []Case
+	for _, p := range pairs {
+		for _, dt := range floatTypes {
+			p, dt := p, dt
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("MatMul/%s/%s", p.name, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := inputs(g, Rand(dt, p.a, -1, 1, 11), Rand(dt, p.b, -1, 1, 12))
+					return []*graph.Node{ops.MatMul(ns[0], ns[1])}, feeds
+				},
+			})
+		}
+	}
+	return cs
+}
+
+func reduceCases() []Case {
+	type red struct {
+		name string
+		f    func(*graph.Node, ...int) *graph.Node
+	}
+	reds := []red{
+		{"Sum", ops.Sum}, {"SumKeepDims", ops.SumKeepDims}, {"Max", ops.Max}, {"MaxKeepDims", ops.MaxKeepDims},
+		{"Min", ops.Min}, {"MinKeepDims", ops.MinKeepDims}, {"ArgMax", ops.ArgMax}, {"ArgMin", ops.ArgMin},
+		{"Mean", ops.Mean}, {"MeanKeepDims", ops.MeanKeepDims},
+	}
+	patterns := []struct {
+		shape tensor.Shape
+		axes  []int
+	}{
+		{tensor.Shape{2, 3, 4}, nil},
+		{tensor.Shape{2, 3, 4}, []int{0}},
+		{tensor.Shape{2, 3, 4}, []int{-1}},
+		{tensor.Shape{2, 3, 4}, []int{0, 2}},
+		{tensor.Shape{2, 3, 4, 5}, []int{1, 3}},
+		{tensor.Shape{2, 3, 4, 5}, []int{3, 0, 1}},
+		{tensor.Shape{}, nil},
+		{tensor.Shape{5, 1}, []int{1}},
+		{tensor.Shape{100, 80}, []int{0}},  // column reduction
+		{tensor.Shape{1, 70000}, []int{1}}, // one long row: blocked
+		{tensor.Shape{40, 3000}, []int{1}}, // many rows, parallel
+	}
+	var cs []Case
+	for ri, r := range reds {
+		for pi, p := range patterns {
+			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
+				if dt.IsInt() && (r.name == "Mean" || r.name == "MeanKeepDims" || pi > 5) {
+					continue
+				}
+				r, p, dt, seed := r, p, dt, uint64(ri*50+pi)
+				cs = append(cs, Case{
+					Name: fmt.Sprintf("%s/%v%v/%s", r.name, p.shape, p.axes, dt.Short()),
+					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+						lo, hi := -2.0, 2.0
+						if dt.IsInt() {
+							lo, hi = -3, 4 // small, with ties
+						}
+						ns, feeds := inputs(g, Rand(dt, p.shape, lo, hi, seed))
+						return []*graph.Node{r.f(ns[0], p.axes...)}, feeds
+					},
+				})
+			}
+		}
+	}
+	// Sums over an empty axis are zero.
+	cs = append(cs, Case{
+		Name: "Sum/empty",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			ns, feeds := inputs(g, Rand(tensor.Float32, tensor.Shape{0, 3}, 0, 1, 1))
+			return []*graph.Node{ops.Sum(ns[0], 0), ops.Sum(ns[0], 1)}, feeds
+		},
+	})
+	return cs
+}
+
+func movementCases() []Case {
+	type mv struct {
+		name  string
+		shape []tensor.Shape
+		f     func(ns []*graph.Node) *graph.Node
+	}
+	mvs := []mv{
+		{"Reshape/infer", []tensor.Shape{{2, 3, 4}}, func(ns []*graph.Node) *graph.Node { return ops.Reshape(ns[0], 4, -1) }},
+		{"Reshape/to-scalar", []tensor.Shape{{1, 1}}, func(ns []*graph.Node) *graph.Node { return ops.Reshape(ns[0]) }},
+		{"Reshape/rank4", []tensor.Shape{{24}}, func(ns []*graph.Node) *graph.Node { return ops.Reshape(ns[0], 1, 2, 3, 4) }},
+		{"Transpose/2d", []tensor.Shape{{3, 5}}, func(ns []*graph.Node) *graph.Node { return ops.Transpose(ns[0]) }},
+		{"Transpose/3d", []tensor.Shape{{2, 3, 4}}, func(ns []*graph.Node) *graph.Node { return ops.Transpose(ns[0], 2, 0, 1) }},
+		{"Transpose/rank4", []tensor.Shape{{2, 3, 4, 5}}, func(ns []*graph.Node) *graph.Node { return ops.Transpose(ns[0], 1, 3, 0, 2) }},
+		{"Transpose/large", []tensor.Shape{{300, 257}}, func(ns []*graph.Node) *graph.Node { return ops.Transpose(ns[0]) }},
+		{"BroadcastTo/col", []tensor.Shape{{3, 1}}, func(ns []*graph.Node) *graph.Node { return ops.BroadcastTo(ns[0], 2, 3, 4) }},
+		{"BroadcastTo/scalar", []tensor.Shape{{}}, func(ns []*graph.Node) *graph.Node { return ops.BroadcastTo(ns[0], 2, 3) }},
+		{"BroadcastTo/rank4", []tensor.Shape{{3, 1, 5}}, func(ns []*graph.Node) *graph.Node { return ops.BroadcastTo(ns[0], 2, 3, 4, 5) }},
+		{"Concat/axis0", []tensor.Shape{{2, 3}, {1, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(0, ns...) }},
+		{"Concat/axis1-three", []tensor.Shape{{2, 1}, {2, 3}, {2, 2}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(1, ns...) }},
+		{"Concat/rank4", []tensor.Shape{{2, 3, 4, 5}, {2, 3, 1, 5}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(-2, ns...) }},
+		{"Concat/empty-part", []tensor.Shape{{2, 0}, {2, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(1, ns...) }},
+		{"Slice/steps", []tensor.Shape{{10, 6}}, func(ns []*graph.Node) *graph.Node {
+			return ops.Slice(ns[0], ops.Range{1, 8, 3}, ops.Range{-4, ops.End, 2})
+		}},
+		{"Slice/rank4", []tensor.Shape{{2, 3, 4, 5}}, func(ns []*graph.Node) *graph.Node {
+			return ops.Slice(ns[0], ops.All, ops.R(1, 3), ops.Range{0, 4, 3}, ops.R(-2, -1))
+		}},
+		{"Slice/empty", []tensor.Shape{{4, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Slice(ns[0], ops.R(2, 2)) }},
+	}
+	var cs []Case
+	for mi, m := range mvs {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Bool, tensor.Float16} {
+			m, dt, mi := m, dt, mi
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("%s/%s", m.name, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ts := make([]*tensor.Tensor, len(m.shape))
+					for i, s := range m.shape {
+						ts[i] = Rand(dt, s, -10, 10, uint64(mi*10+i))
+					}
+					ns, feeds := inputs(g, ts...)
+					return []*graph.Node{m.f(ns)}, feeds
+				},
+			})
+		}
+	}
+	return cs
+}
+
+func softmaxCases() []Case {
+	pats := []struct {
+		shape  tensor.Shape
+		axis   int
+		lo, hi float64
+	}{
+		{tensor.Shape{3, 5}, -1, -3, 3},
+		{tensor.Shape{4, 3}, 0, -3, 3},
+		{tensor.Shape{2, 3, 4}, 1, -3, 3},
+		{tensor.Shape{2, 3, 4, 5}, 2, -3, 3},
+		{tensor.Shape{7}, 0, 9990, 10010},     // magnitude 1e4: stable
+		{tensor.Shape{2, 6}, 1, -10010, -9990}, // and -1e4
+		{tensor.Shape{300, 200}, 1, -5, 5},
+	}
+	var cs []Case
+	for pi, p := range pats {
+		for _, dt := range floatTypes {
+			p, dt, pi := p, dt, pi
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("Softmax-LogSoftmax/%v/%d/%s", p.shape, p.axis, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := inputs(g, Rand(dt, p.shape, p.lo, p.hi, uint64(pi)))
+					return []*graph.Node{ops.Softmax(ns[0], p.axis), ops.LogSoftmax(ns[0], p.axis)}, feeds
+				},
+			})
+		}
+	}
+	return cs
+}

@@ -1,0 +1,353 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// Feeds maps Input nodes to the values they take in one Run.
+type Feeds map[*graph.Node]*tensor.Tensor
+
+// Program is a compiled computation bound to a backend, holding the
+// current values of its Variables on the device.
+//
+// Run may be called from several goroutines at once. Runs that update
+// variables are serialised with each other and with Write; runs that only
+// read variables proceed in parallel.
+type Program struct {
+	be        Backend
+	plan      *Plan
+	exe       Executable
+	store     *varStore
+	slots     []*varSlot // per Plan.Vars
+	inputIdx  map[*graph.Node]int
+	varIdx    map[*graph.Node]int
+	updates   bool
+	timings   []PassTiming
+	nodes0    int
+	closed    atomic.Bool
+	running   sync.WaitGroup
+	framesMu  sync.Mutex
+	freeFrame []*Frame
+}
+
+// varStore holds variable buffers; programs sharing variables share it.
+type varStore struct {
+	graph *graph.Graph
+	be    Backend
+	mu    sync.RWMutex
+	slots map[*graph.Node]*varSlot // by the user's Variable node
+	refs  int
+}
+
+type varSlot struct {
+	node      *graph.Node // the user's Variable
+	cur, next Buffer
+}
+
+func newProgram(c *compilation) (*Program, error) {
+	exe, err := c.be.Lower(c.plan)
+	if err != nil {
+		return nil, fmt.Errorf("exec: Compile: lowering for %s: %w", c.be.Name(), err)
+	}
+	p := &Program{
+		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0,
+		inputIdx: map[*graph.Node]int{}, varIdx: map[*graph.Node]int{},
+	}
+	for i, n := range c.plan.InputNodes {
+		p.inputIdx[n] = i
+	}
+	store := &varStore{graph: c.user, be: c.be, slots: map[*graph.Node]*varSlot{}}
+	if c.cfg.share != nil {
+		store = c.cfg.share.store
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	store.refs++
+	for i, v := range c.plan.Vars {
+		p.varIdx[v.User] = i
+		if v.Update >= 0 {
+			p.updates = true
+		}
+		s := store.slots[v.User]
+		if s == nil {
+			s = &varSlot{node: v.User}
+			if s.cur, err = c.be.NewBuffer(v.User.Value()); err == nil {
+				s.next, err = c.be.NewBuffer(v.User.Value())
+			}
+			if err != nil {
+				store.refs--
+				exe.Close()
+				return nil, fmt.Errorf("exec: Compile: allocating variable %q %s: %w", v.User.Name(), v.User.Type(), err)
+			}
+			store.slots[v.User] = s
+		}
+		p.slots = append(p.slots, s)
+	}
+	p.store = store
+	return p, nil
+}
+
+// Plan returns the program's plan (for inspection; do not modify it).
+func (p *Program) Plan() *Plan { return p.plan }
+
+// Passes returns the timing of each compile pass.
+func (p *Program) Passes() []PassTiming { return append([]PassTiming(nil), p.timings...) }
+
+// Backend returns the backend the program runs on.
+func (p *Program) Backend() Backend { return p.be }
+
+// Inputs returns the Input nodes (of the user's graph) that Run needs.
+func (p *Program) Inputs() []*graph.Node { return append([]*graph.Node(nil), p.plan.InputNodes...) }
+
+// Run computes the outputs from feeds, one value per Input the outputs
+// depend on, and applies the variable updates. It returns new tensors, in
+// output order. Errors (bad feeds, cancelled context, device failure)
+// leave the Program and its variables as they were.
+func (p *Program) Run(ctx context.Context, feeds Feeds) ([]*tensor.Tensor, error) {
+	outs := make([]*tensor.Tensor, len(p.plan.Outputs))
+	for i, v := range p.plan.Outputs {
+		n := p.plan.Values[v].Node
+		outs[i] = tensor.Zeros(n.DType(), n.Shape()...)
+	}
+	if err := p.run(ctx, feeds, outs); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// RunInto is Run writing the outputs into caller-provided tensors of the
+// outputs' types, which must not share memory with the feeds. In steady
+// state it allocates nothing.
+func (p *Program) RunInto(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
+	if len(outs) != len(p.plan.Outputs) {
+		return fmt.Errorf("exec: RunInto: %w: %d output tensors for %d outputs", ErrFeed, len(outs), len(p.plan.Outputs))
+	}
+	for i, v := range p.plan.Outputs {
+		n := p.plan.Values[v].Node
+		t := outs[i]
+		if t == nil {
+			return fmt.Errorf("exec: RunInto: %w: output %d is nil", ErrFeed, i)
+		}
+		if t.DType() != n.DType() || !t.Shape().Equal(n.Shape()) {
+			return fmt.Errorf("exec: RunInto: %w: output %d is %s, the program computes %s", ErrFeed, i, t.Type(), n.Type())
+		}
+		for in, f := range feeds {
+			if overlaps(t, f) {
+				return fmt.Errorf("exec: RunInto: %w: output %d shares memory with the feed of %s", ErrFeed, i, in)
+			}
+		}
+	}
+	return p.run(ctx, feeds, outs)
+}
+
+func overlaps(a, b *tensor.Tensor) bool {
+	x, y := a.Bytes(), b.Bytes()
+	if len(x) == 0 || len(y) == 0 {
+		return false
+	}
+	xs, ys := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
+	return xs < ys+uintptr(len(y)) && ys < xs+uintptr(len(x))
+}
+
+func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
+	if p.closed.Load() {
+		return fmt.Errorf("exec: Run: %w", ErrClosed)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("exec: Run: %w", err)
+	}
+	p.running.Add(1)
+	defer p.running.Done()
+	if p.closed.Load() {
+		return fmt.Errorf("exec: Run: %w", ErrClosed)
+	}
+	f := p.frame()
+	defer p.release(f)
+	if err := p.bindFeeds(f, feeds); err != nil {
+		return err
+	}
+	copy(f.Outputs, outs)
+	if obs, ok := ctx.Value(observerKey{}).(StepObserver); ok {
+		f.Observer = obs
+	}
+	if p.updates {
+		p.store.mu.Lock()
+		defer p.store.mu.Unlock()
+	} else {
+		p.store.mu.RLock()
+		defer p.store.mu.RUnlock()
+	}
+	for i, s := range p.slots {
+		f.Vars[i], f.Next[i] = s.cur, s.next
+	}
+	if err := p.exe.Run(ctx, f); err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("exec: Run: %w", err)
+		}
+		return fmt.Errorf("exec: Run on %s: %w", p.be.Name(), err)
+	}
+	for i, v := range p.plan.Vars {
+		if v.Update >= 0 {
+			s := p.slots[i]
+			s.cur, s.next = s.next, s.cur
+		}
+	}
+	return nil
+}
+
+// bindFeeds checks feeds against the plan's inputs and puts them in f.
+func (p *Program) bindFeeds(f *Frame, feeds Feeds) error {
+	matched := 0
+	for i, n := range p.plan.InputNodes {
+		t, ok := feeds[n]
+		if !ok {
+			return fmt.Errorf("exec: Run: %w: missing feed for Input %q %s (built at %s)", ErrFeed, n.Name(), n.Type(), n.Site())
+		}
+		matched++
+		if t == nil {
+			return fmt.Errorf("exec: Run: %w: the feed for Input %q %s is a nil tensor", ErrFeed, n.Name(), n.Type())
+		}
+		if t.DType() != n.DType() || !t.Shape().Equal(n.Shape()) {
+			what := "shape"
+			if t.DType() != n.DType() {
+				what = "dtype"
+			}
+			return fmt.Errorf("exec: Run: %w: the feed for Input %q %s (built at %s) is %s: wrong %s", ErrFeed, n.Name(), n.Type(), n.Site(), t.Type(), what)
+		}
+		f.Inputs[i] = t
+	}
+	if matched == len(feeds) {
+		return nil
+	}
+	for n := range feeds {
+		if _, ok := p.inputIdx[n]; ok {
+			continue
+		}
+		switch {
+		case n == nil:
+			return fmt.Errorf("exec: Run: %w: a feed has a nil node as its key", ErrFeed)
+		case n.Graph() != p.store.graph:
+			return fmt.Errorf("exec: Run: %w: extra feed for %s, a node of another graph", ErrFeed, n)
+		case n.Op() != graph.OpInput:
+			return fmt.Errorf("exec: Run: %w: extra feed for %s (built at %s): only Inputs are fed (use Program.Write for a Variable)", ErrFeed, n, n.Site())
+		default:
+			return fmt.Errorf("exec: Run: %w: extra feed for Input %q %s (built at %s), which this program does not use", ErrFeed, n.Name(), n.Type(), n.Site())
+		}
+	}
+	return nil
+}
+
+func (p *Program) frame() *Frame {
+	p.framesMu.Lock()
+	if n := len(p.freeFrame); n > 0 {
+		f := p.freeFrame[n-1]
+		p.freeFrame = p.freeFrame[:n-1]
+		p.framesMu.Unlock()
+		return f
+	}
+	p.framesMu.Unlock()
+	return &Frame{
+		Inputs:  make([]*tensor.Tensor, len(p.plan.Inputs)),
+		Vars:    make([]Buffer, len(p.plan.Vars)),
+		Next:    make([]Buffer, len(p.plan.Vars)),
+		Outputs: make([]*tensor.Tensor, len(p.plan.Outputs)),
+	}
+}
+
+func (p *Program) release(f *Frame) {
+	clear(f.Inputs)
+	clear(f.Outputs)
+	clear(f.Vars)
+	clear(f.Next)
+	f.Observer = nil
+	p.framesMu.Lock()
+	p.freeFrame = append(p.freeFrame, f)
+	p.framesMu.Unlock()
+}
+
+// Read returns a copy of variable w's current value.
+func (p *Program) Read(w *graph.Node) (*tensor.Tensor, error) {
+	if p.closed.Load() {
+		return nil, fmt.Errorf("exec: Read: %w", ErrClosed)
+	}
+	i, ok := p.varIdx[w]
+	if !ok {
+		return nil, fmt.Errorf("exec: Read(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
+	}
+	t := tensor.Zeros(w.DType(), w.Shape()...)
+	p.store.mu.RLock()
+	defer p.store.mu.RUnlock()
+	if err := p.slots[i].cur.Read(t); err != nil {
+		return nil, fmt.Errorf("exec: Read(%q): %w", w.Name(), err)
+	}
+	return t, nil
+}
+
+// Write sets variable w's value to a copy of t, which must have w's type.
+func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
+	if p.closed.Load() {
+		return fmt.Errorf("exec: Write: %w", ErrClosed)
+	}
+	i, ok := p.varIdx[w]
+	if !ok {
+		return fmt.Errorf("exec: Write(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
+	}
+	if t == nil || t.DType() != w.DType() || !t.Shape().Equal(w.Shape()) {
+		return fmt.Errorf("exec: Write(%q %s): %w: got %s", w.Name(), w.Type(), ErrFeed, t.Type())
+	}
+	p.store.mu.Lock()
+	defer p.store.mu.Unlock()
+	if err := p.slots[i].cur.Write(t); err != nil {
+		return fmt.Errorf("exec: Write(%q): %w", w.Name(), err)
+	}
+	return nil
+}
+
+// Variables returns the program's Variable nodes (of the user's graph).
+func (p *Program) Variables() []*graph.Node {
+	out := make([]*graph.Node, len(p.plan.Vars))
+	for i, v := range p.plan.Vars {
+		out[i] = v.User
+	}
+	return out
+}
+
+// Close waits for running Runs, then releases the program's device
+// memory (variables too, unless another program shares them).
+func (p *Program) Close() error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.running.Wait()
+	err := p.exe.Close()
+	p.store.mu.Lock()
+	defer p.store.mu.Unlock()
+	p.store.refs--
+	if p.store.refs == 0 {
+		for _, s := range p.store.slots {
+			s.cur.Free()
+			s.next.Free()
+		}
+		p.store.slots = nil
+	}
+	return err
+}
+
+type observerKey struct{}
+
+// WithObserver returns a context that makes Program.Run report every step
+// to obs. The profiler uses it.
+func WithObserver(ctx context.Context, obs StepObserver) context.Context {
+	return context.WithValue(ctx, observerKey{}, obs)
+}

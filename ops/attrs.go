@@ -1,0 +1,80 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loomgraph/loom/tensor"
+)
+
+// AxesAttr is the attribute of the reductions: the reduced axes, sorted,
+// non-negative and distinct, and whether they are kept as size-1 dims.
+type AxesAttr struct {
+	Axes     []int
+	KeepDims bool
+}
+
+func (a AxesAttr) String() string {
+	s := "axes=" + intList(a.Axes)
+	if a.KeepDims {
+		s += " keepdims"
+	}
+	return s
+}
+
+// AxisAttr is the attribute of Softmax, LogSoftmax and Concat: one
+// non-negative axis.
+type AxisAttr struct{ Axis int }
+
+func (a AxisAttr) String() string { return fmt.Sprintf("axis=%d", a.Axis) }
+
+// ShapeAttr is the attribute of Reshape and BroadcastTo: the target shape,
+// fully resolved (no -1).
+type ShapeAttr struct{ Shape tensor.Shape }
+
+func (a ShapeAttr) String() string { return "shape=" + a.Shape.String() }
+
+// PermAttr is the attribute of Transpose: result axis i is operand axis
+// Perm[i].
+type PermAttr struct{ Perm []int }
+
+func (a PermAttr) String() string { return "perm=" + intList(a.Perm) }
+
+// CastAttr is the attribute of Cast: the target dtype.
+type CastAttr struct{ To tensor.DType }
+
+func (a CastAttr) String() string { return "to=" + a.To.Short() }
+
+// Range selects indices Start, Start+Step, ... below Stop along one axis.
+// Negative Start and Stop count from the end (-1 is the last index); Stop
+// may be End for "through the last index"; a zero Step means 1. After
+// normalisation 0 <= Start <= Stop <= dim and Step >= 1.
+type Range struct{ Start, Stop, Step int }
+
+// End as a Range's Stop means the axis length.
+const End = int(^uint(0) >> 1)
+
+// All selects a whole axis.
+var All = Range{0, End, 1}
+
+// R is shorthand for Range{start, stop, 1}.
+func R(start, stop int) Range { return Range{start, stop, 1} }
+
+// SliceAttr is the attribute of Slice: one normalised Range per axis.
+type SliceAttr struct{ Ranges []Range }
+
+func (a SliceAttr) String() string {
+	parts := make([]string, len(a.Ranges))
+	for i, r := range a.Ranges {
+		parts[i] = fmt.Sprintf("%d:%d:%d", r.Start, r.Stop, r.Step)
+	}
+	return "slice=[" + strings.Join(parts, ",") + "]"
+}
+
+func intList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}

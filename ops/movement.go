@@ -1,0 +1,359 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func init() {
+	zero := func(*graph.Node) float64 { return 0 }
+	define(&Def{Op: OpReshape, Name: "Reshape", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shReshape, Differentiable: true, FLOPs: zero})
+	define(&Def{Op: OpTranspose, Name: "Transpose", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shTranspose, Differentiable: true, FLOPs: zero})
+	define(&Def{Op: OpBroadcastTo, Name: "BroadcastTo", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shBroadcastTo, Differentiable: true, FLOPs: zero})
+	define(&Def{Op: OpConcat, Name: "Concat", Arity: -1, Kind: Movement, DType: sameDType(anyType), Shape: shConcat, Differentiable: true, FLOPs: zero})
+	define(&Def{Op: OpSlice, Name: "Slice", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shSlice, Differentiable: true, FLOPs: zero})
+}
+
+func shReshape(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(ShapeAttr)
+	if !ok {
+		return nil, argErr("missing shape attribute")
+	}
+	if err := a.Shape.Validate(); err != nil {
+		return nil, shapeErr("%v", err)
+	}
+	if a.Shape.Size() != in[0].Size() {
+		return nil, shapeErr("cannot reshape %v (%d elements) to %v (%d elements)", in[0], in[0].Size(), a.Shape, a.Shape.Size())
+	}
+	return a.Shape.Clone(), nil
+}
+
+// Reshape returns x's elements (row-major order) in a new shape. One
+// dimension may be -1: it is inferred from the element count.
+func Reshape(x *graph.Node, shape ...int) *graph.Node {
+	if _, bad := graph.Operands("Reshape", x); bad != nil {
+		return bad
+	}
+	target, err := resolveReshape(x.Shape(), shape)
+	if err != nil {
+		return fail(graph.ErrShape, "Reshape", []*graph.Node{x}, "%v", err)
+	}
+	if target.Equal(x.Shape()) {
+		return x
+	}
+	return Apply(OpReshape, ShapeAttr{Shape: target}, x)
+}
+
+func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
+	target := tensor.Shape(append([]int{}, shape...))
+	infer := -1
+	known := 1
+	for i, d := range target {
+		switch {
+		case d == -1 && infer >= 0:
+			return nil, fmt.Errorf("target %v has more than one -1", target)
+		case d == -1:
+			infer = i
+		case d < 0:
+			return nil, fmt.Errorf("target %v has negative dimension %d", target, d)
+		default:
+			known *= d
+		}
+	}
+	n := from.Size()
+	if infer >= 0 {
+		if known == 0 || n%known != 0 {
+			return nil, fmt.Errorf("cannot infer the -1 in %v for %d elements", target, n)
+		}
+		target[infer] = n / known
+	} else if known != n {
+		return nil, fmt.Errorf("cannot reshape %v (%d elements) to %v (%d elements)", from, n, target, known)
+	}
+	return target, nil
+}
+
+func shTranspose(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(PermAttr)
+	if !ok {
+		return nil, argErr("missing perm attribute")
+	}
+	if err := checkPerm(a.Perm, len(in[0])); err != nil {
+		return nil, err
+	}
+	out := make(tensor.Shape, len(a.Perm))
+	for i, p := range a.Perm {
+		out[i] = in[0][p]
+	}
+	return out, nil
+}
+
+func checkPerm(perm []int, rank int) error {
+	if len(perm) != rank {
+		return shapeErr("perm %v has %d entries for rank %d", perm, len(perm), rank)
+	}
+	seen := make([]bool, rank)
+	for _, p := range perm {
+		if p < 0 || p >= rank || seen[p] {
+			return shapeErr("perm %v is not a permutation of 0..%d", perm, rank-1)
+		}
+		seen[p] = true
+	}
+	return nil
+}
+
+// Transpose permutes the axes of x: result axis i is x's axis perm[i]
+// (negative entries count from the end). With no perm it reverses the axes.
+func Transpose(x *graph.Node, perm ...int) *graph.Node {
+	if _, bad := graph.Operands("Transpose", x); bad != nil {
+		return bad
+	}
+	r := x.Rank()
+	p := make([]int, len(perm))
+	if len(perm) == 0 {
+		p = make([]int, r)
+		for i := range p {
+			p[i] = r - 1 - i
+		}
+	}
+	for i, v := range perm {
+		if v < 0 && v >= -r {
+			v += r
+		}
+		p[i] = v
+	}
+	if err := checkPerm(p, r); err != nil {
+		return fail(graph.ErrShape, "Transpose", []*graph.Node{x}, "%v", err)
+	}
+	identity := true
+	for i, v := range p {
+		identity = identity && v == i
+	}
+	if identity {
+		return x
+	}
+	return Apply(OpTranspose, PermAttr{Perm: p}, x)
+}
+
+// InversePerm returns the permutation that undoes perm.
+func InversePerm(perm []int) []int {
+	inv := make([]int, len(perm))
+	for i, p := range perm {
+		inv[p] = i
+	}
+	return inv
+}
+
+func shBroadcastTo(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(ShapeAttr)
+	if !ok {
+		return nil, argErr("missing shape attribute")
+	}
+	if err := broadcastsTo(in[0], a.Shape); err != nil {
+		return nil, err
+	}
+	return a.Shape.Clone(), nil
+}
+
+func broadcastsTo(from, to tensor.Shape) error {
+	if err := to.Validate(); err != nil {
+		return shapeErr("%v", err)
+	}
+	off := len(to) - len(from)
+	if off < 0 {
+		return shapeErr("cannot broadcast %v to %v: the target has lower rank", from, to)
+	}
+	for i, d := range from {
+		if d != 1 && d != to[off+i] {
+			return shapeErr("cannot broadcast %v to %v: dimension %d is %d, not 1 or %d", from, to, i, d, to[off+i])
+		}
+	}
+	return nil
+}
+
+// BroadcastTo expands x to shape by the NumPy rules (x's trailing
+// dimensions must equal the target's or be 1).
+func BroadcastTo(x *graph.Node, shape ...int) *graph.Node {
+	if _, bad := graph.Operands("BroadcastTo", x); bad != nil {
+		return bad
+	}
+	if err := broadcastsTo(x.Shape(), shape); err != nil {
+		return fail(graph.ErrShape, "BroadcastTo", []*graph.Node{x}, "%v", err)
+	}
+	if x.Shape().Equal(shape) {
+		return x
+	}
+	return Apply(OpBroadcastTo, ShapeAttr{Shape: tensor.Shape(shape).Clone()}, x)
+}
+
+func shConcat(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(AxisAttr)
+	if !ok {
+		return nil, argErr("missing axis attribute")
+	}
+	first := in[0]
+	if a.Axis < 0 || a.Axis >= len(first) {
+		return nil, shapeErr("axis %d is out of range for rank %d", a.Axis, len(first))
+	}
+	out := first.Clone()
+	for k, s := range in[1:] {
+		if len(s) != len(first) {
+			return nil, shapeErr("operand %d has rank %d, operand 0 has rank %d", k+1, len(s), len(first))
+		}
+		for i := range s {
+			if i != a.Axis && s[i] != first[i] {
+				return nil, shapeErr("operand %d has shape %v, which differs from %v outside axis %d", k+1, s, first, a.Axis)
+			}
+		}
+		out[a.Axis] += s[a.Axis]
+	}
+	return out, nil
+}
+
+// Concat joins xs along axis (negative counts from the end). The operands
+// must agree on every other dimension; their dtypes are promoted within a
+// kind.
+func Concat(axis int, xs ...*graph.Node) *graph.Node {
+	if _, bad := graph.Operands("Concat", xs...); bad != nil {
+		return bad
+	}
+	dt := xs[0].DType()
+	for _, x := range xs[1:] {
+		var err error
+		if dt, err = promote(dt, x.DType()); err != nil {
+			return fail(graph.ErrDType, "Concat", xs, "%v", err)
+		}
+	}
+	ax, err := normAxis(axis, xs[0].Rank())
+	if err != nil {
+		return fail(graph.ErrShape, "Concat", xs, "%v", err)
+	}
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	cast := make([]*graph.Node, len(xs))
+	for i, x := range xs {
+		cast[i] = castTo(x, dt)
+	}
+	return Apply(OpConcat, AxisAttr{Axis: ax}, cast...)
+}
+
+func shSlice(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(SliceAttr)
+	if !ok {
+		return nil, argErr("missing slice attribute")
+	}
+	s := in[0]
+	if len(a.Ranges) != len(s) {
+		return nil, shapeErr("%d ranges for rank %d", len(a.Ranges), len(s))
+	}
+	out := make(tensor.Shape, len(s))
+	for i, r := range a.Ranges {
+		if r.Step < 1 || r.Start < 0 || r.Start > r.Stop || r.Stop > s[i] {
+			return nil, shapeErr("range %d:%d:%d is not normalised for axis %d of length %d", r.Start, r.Stop, r.Step, i, s[i])
+		}
+		out[i] = (r.Stop - r.Start + r.Step - 1) / r.Step
+	}
+	return out, nil
+}
+
+// Slice selects x[start:stop:step] along each axis, one Range per leading
+// axis (axes without a Range are kept whole). Indices out of bounds are an
+// error, not clamped: 0 <= start <= stop <= length after resolving
+// negative indices. Steps must be positive.
+func Slice(x *graph.Node, ranges ...Range) *graph.Node {
+	if _, bad := graph.Operands("Slice", x); bad != nil {
+		return bad
+	}
+	s := x.Shape()
+	if len(ranges) > len(s) {
+		return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "%d ranges for rank %d", len(ranges), len(s))
+	}
+	norm := make([]Range, len(s))
+	identity := true
+	for i, d := range s {
+		r := All
+		if i < len(ranges) {
+			r = ranges[i]
+		}
+		if r.Step == 0 {
+			r.Step = 1
+		}
+		if r.Step < 0 {
+			return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: step %d is negative; only positive steps are supported", i, r.Step)
+		}
+		start, stop := r.Start, r.Stop
+		if start < 0 {
+			start += d
+		}
+		if stop == End {
+			stop = d
+		} else if stop < 0 {
+			stop += d
+		}
+		if start < 0 || stop > d || start > stop {
+			return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: range %s is out of bounds for length %d", i, fmtRange(r), d)
+		}
+		norm[i] = Range{start, stop, r.Step}
+		identity = identity && start == 0 && stop == d && (r.Step == 1 || d <= 1)
+	}
+	if identity {
+		return x
+	}
+	return Apply(OpSlice, SliceAttr{Ranges: norm}, x)
+}
+
+func fmtRange(r Range) string {
+	stop := fmt.Sprint(r.Stop)
+	if r.Stop == End {
+		stop = "End"
+	}
+	return fmt.Sprintf("%d:%s:%d", r.Start, stop, r.Step)
+}
+
+// ExpandDims inserts a dimension of length 1 at axis (negative counts
+// from the end of the result).
+func ExpandDims(x *graph.Node, axis int) *graph.Node {
+	if _, bad := graph.Operands("ExpandDims", x); bad != nil {
+		return bad
+	}
+	ax, err := normAxis(axis, x.Rank()+1)
+	if err != nil {
+		return fail(graph.ErrShape, "ExpandDims", []*graph.Node{x}, "%v", err)
+	}
+	s := append(append(append([]int{}, x.Shape()[:ax]...), 1), x.Shape()[ax:]...)
+	return Reshape(x, s...)
+}
+
+// Squeeze removes the given axes, which must have length 1 (all length-1
+// axes if none are given).
+func Squeeze(x *graph.Node, axes ...int) *graph.Node {
+	if _, bad := graph.Operands("Squeeze", x); bad != nil {
+		return bad
+	}
+	drop := make([]bool, x.Rank())
+	if len(axes) == 0 {
+		for i, d := range x.Shape() {
+			drop[i] = d == 1
+		}
+	} else {
+		ax, err := normAxes(axes, x.Rank())
+		if err != nil {
+			return fail(graph.ErrShape, "Squeeze", []*graph.Node{x}, "%v", err)
+		}
+		for _, a := range ax {
+			if x.Shape()[a] != 1 {
+				return fail(graph.ErrShape, "Squeeze", []*graph.Node{x}, "axis %d has length %d, not 1", a, x.Shape()[a])
+			}
+			drop[a] = true
+		}
+	}
+	var s []int
+	for i, d := range x.Shape() {
+		if !drop[i] {
+			s = append(s, d)
+		}
+	}
+	return Reshape(x, s...)
+}

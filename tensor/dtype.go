@@ -1,0 +1,118 @@
+package tensor
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DType is the element type of a tensor.
+//
+// Bool, Int32, Int64, Float32 and Float64 are compute types: every op that
+// admits the kind has a kernel for them. Float16 and BFloat16 are storage
+// types: tensors of them can be created, fed, cast and returned, but
+// arithmetic requires an ops.Cast to Float32 first.
+type DType uint8
+
+// The element types. The zero DType is Invalid.
+const (
+	Invalid DType = iota
+	Bool
+	Int32
+	Int64
+	Float32
+	Float64
+	Float16
+	BFloat16
+	numDTypes
+)
+
+var dtypeNames = [numDTypes]struct{ long, short string }{
+	Invalid:  {"invalid", "invalid"},
+	Bool:     {"bool", "b8"},
+	Int32:    {"int32", "i32"},
+	Int64:    {"int64", "i64"},
+	Float32:  {"float32", "f32"},
+	Float64:  {"float64", "f64"},
+	Float16:  {"float16", "f16"},
+	BFloat16: {"bfloat16", "bf16"},
+}
+
+var dtypeSizes = [numDTypes]int{Bool: 1, Int32: 4, Int64: 8, Float32: 4, Float64: 8, Float16: 2, BFloat16: 2}
+
+// DTypes lists every valid DType in a fixed order.
+func DTypes() []DType {
+	return []DType{Bool, Int32, Int64, Float32, Float64, Float16, BFloat16}
+}
+
+// String returns the long name: "float32", "int64", "bool", ...
+func (d DType) String() string {
+	if d >= numDTypes {
+		return fmt.Sprintf("dtype(%d)", uint8(d))
+	}
+	return dtypeNames[d].long
+}
+
+// Short returns the short name used in shapes: "f32", "i64", "b8", ...
+// (so a float32 matrix prints as f32[2,3]).
+func (d DType) Short() string {
+	if d >= numDTypes {
+		return fmt.Sprintf("dtype(%d)", uint8(d))
+	}
+	return dtypeNames[d].short
+}
+
+// Valid reports whether d is one of the defined element types.
+func (d DType) Valid() bool { return d > Invalid && d < numDTypes }
+
+// Size is the number of bytes of one element (0 for Invalid).
+func (d DType) Size() int {
+	if d >= numDTypes {
+		return 0
+	}
+	return dtypeSizes[d]
+}
+
+// IsFloat reports whether d is a floating-point type (storage types included).
+func (d DType) IsFloat() bool {
+	return d == Float32 || d == Float64 || d == Float16 || d == BFloat16
+}
+
+// IsInt reports whether d is a signed integer type.
+func (d DType) IsInt() bool { return d == Int32 || d == Int64 }
+
+// IsBool reports whether d is Bool.
+func (d DType) IsBool() bool { return d == Bool }
+
+// IsStorage reports whether d is a storage-only type (Float16, BFloat16):
+// arithmetic on it needs a Cast to a compute type first.
+func (d DType) IsStorage() bool { return d == Float16 || d == BFloat16 }
+
+// Kind names the kind of d for messages: "bool", "integer" or "float".
+func (d DType) Kind() string {
+	switch {
+	case d.IsBool():
+		return "bool"
+	case d.IsInt():
+		return "integer"
+	case d.IsFloat():
+		return "float"
+	}
+	return "invalid"
+}
+
+// ParseDType parses a long ("float32") or short ("f32") dtype name,
+// case-insensitively. "bool" and "b8" both name Bool. Any other string is
+// an error that lists the valid names.
+func ParseDType(s string) (DType, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, d := range DTypes() {
+		if t == dtypeNames[d].long || t == dtypeNames[d].short {
+			return d, nil
+		}
+	}
+	var names []string
+	for _, d := range DTypes() {
+		names = append(names, dtypeNames[d].long+"/"+dtypeNames[d].short)
+	}
+	return Invalid, fmt.Errorf("tensor: unknown dtype %q: valid names are %s", s, strings.Join(names, ", "))
+}
