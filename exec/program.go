@@ -144,6 +144,11 @@ func (p *Program) RunInto(ctx context.Context, feeds Feeds, outs []*tensor.Tenso
 				return fmt.Errorf("exec: RunInto: %w: output %d shares memory with the feed of %s", ErrFeed, i, in)
 			}
 		}
+		for j := 0; j < i; j++ {
+			if overlaps(t, outs[j]) {
+				return fmt.Errorf("exec: RunInto: %w: outputs %d and %d share memory", ErrFeed, j, i)
+			}
+		}
 	}
 	return p.run(ctx, feeds, outs)
 }

@@ -57,8 +57,11 @@ const End = int(^uint(0) >> 1)
 // All selects a whole axis.
 var All = Range{0, End, 1}
 
-// R is shorthand for Range{start, stop, 1}.
+// R is shorthand for Range{Start: start, Stop: stop, Step: 1}.
 func R(start, stop int) Range { return Range{start, stop, 1} }
+
+// RS is shorthand for Range{Start: start, Stop: stop, Step: step}.
+func RS(start, stop, step int) Range { return Range{start, stop, step} }
 
 // SliceAttr is the attribute of Slice: one normalised Range per axis.
 type SliceAttr struct{ Ranges []Range }

@@ -91,12 +91,12 @@ func shTranspose(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 
 func checkPerm(perm []int, rank int) error {
 	if len(perm) != rank {
-		return shapeErr("perm %v has %d entries for rank %d", perm, len(perm), rank)
+		return shapeErr("perm %s has %d entries for rank %d", intList(perm), len(perm), rank)
 	}
 	seen := make([]bool, rank)
 	for _, p := range perm {
 		if p < 0 || p >= rank || seen[p] {
-			return shapeErr("perm %v is not a permutation of 0..%d", perm, rank-1)
+			return shapeErr("perm %s is not a permutation of 0..%d", intList(perm), rank-1)
 		}
 		seen[p] = true
 	}

@@ -195,7 +195,7 @@ func normAxes(axes []int, rank int) ([]int, error) {
 			return nil, err
 		}
 		if seen[a] {
-			return nil, shapeErr("axis %d is repeated in %v", ax, axes)
+			return nil, shapeErr("axis %d is repeated in %s", ax, intList(axes))
 		}
 		seen[a] = true
 	}

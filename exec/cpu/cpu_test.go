@@ -6,8 +6,25 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
 )
 
 func TestConformance(t *testing.T) {
 	exectest.Run(t, func() (exec.Backend, error) { return cpu.New() })
+}
+
+// TestEveryOpHasAKernel fails when an op of the table has no CPU kernel.
+func TestEveryOpHasAKernel(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 1)
+	for _, d := range ops.Defs() {
+		n := g.Add(graph.Spec{Op: d.Op, Inputs: []*graph.Node{x}, DType: tensor.Float32, Shape: tensor.Shape{1}})
+		if err := be.Supports(n); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
 }

@@ -407,10 +407,10 @@ func movementCases() []Case {
 		{"Concat/rank4", []tensor.Shape{{2, 3, 4, 5}, {2, 3, 1, 5}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(-2, ns...) }},
 		{"Concat/empty-part", []tensor.Shape{{2, 0}, {2, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Concat(1, ns...) }},
 		{"Slice/steps", []tensor.Shape{{10, 6}}, func(ns []*graph.Node) *graph.Node {
-			return ops.Slice(ns[0], ops.Range{1, 8, 3}, ops.Range{-4, ops.End, 2})
+			return ops.Slice(ns[0], ops.RS(1, 8, 3), ops.RS(-4, ops.End, 2))
 		}},
 		{"Slice/rank4", []tensor.Shape{{2, 3, 4, 5}}, func(ns []*graph.Node) *graph.Node {
-			return ops.Slice(ns[0], ops.All, ops.R(1, 3), ops.Range{0, 4, 3}, ops.R(-2, -1))
+			return ops.Slice(ns[0], ops.All, ops.R(1, 3), ops.RS(0, 4, 3), ops.R(-2, -1))
 		}},
 		{"Slice/empty", []tensor.Shape{{4, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Slice(ns[0], ops.R(2, 2)) }},
 	}
@@ -444,7 +444,7 @@ func softmaxCases() []Case {
 		{tensor.Shape{4, 3}, 0, -3, 3},
 		{tensor.Shape{2, 3, 4}, 1, -3, 3},
 		{tensor.Shape{2, 3, 4, 5}, 2, -3, 3},
-		{tensor.Shape{7}, 0, 9990, 10010},     // magnitude 1e4: stable
+		{tensor.Shape{7}, 0, 9990, 10010},      // magnitude 1e4: stable
 		{tensor.Shape{2, 6}, 1, -10010, -9990}, // and -1e4
 		{tensor.Shape{300, 200}, 1, -5, 5},
 	}

@@ -90,7 +90,7 @@ func goldenCases() []Case {
 			unaryIn(m23(i64), func(x *graph.Node) *graph.Node { return ops.Transpose(x) })),
 		one("slice-step", "hand: [0..9][1:8:3] = [1,4,7]",
 			mustT(f32, []float64{1, 4, 7}, 3),
-			unaryIn(mustT(f32, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), func(x *graph.Node) *graph.Node { return ops.Slice(x, ops.Range{1, 8, 3}) })),
+			unaryIn(mustT(f32, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), func(x *graph.Node) *graph.Node { return ops.Slice(x, ops.RS(1, 8, 3)) })),
 		one("concat", "hand: [[1,2,3],[4,5,6]] joined with [[7],[8]] along axis 1",
 			mustT(f32, []float64{1, 2, 3, 7, 4, 5, 6, 8}, 2, 4),
 			binaryIn(m23(f32), mustT(f32, []float64{7, 8}, 2, 1), func(a, b *graph.Node) *graph.Node { return ops.Concat(1, a, b) })),
