@@ -14,11 +14,12 @@ import (
 type Option func(*config) error
 
 type config struct {
-	updates   []update
-	verify    bool
-	disabled  map[string]bool
-	share     *Program
-	dumpAfter map[string]bool
+	updates      []update
+	ignoreUnused bool
+	verify       bool
+	disabled     map[string]bool
+	share        *Program
+	dumpAfter    map[string]bool
 }
 
 type update struct{ w, next *graph.Node }
@@ -31,6 +32,14 @@ func Update(w, next *graph.Node) Option {
 		c.updates = append(c.updates, update{w, next})
 		return nil
 	}
+}
+
+// IgnoreUnusedFeeds makes Run accept (and ignore) feeds for Inputs of the
+// program's graph that the program does not use, so that one Feeds map can
+// serve several programs. By default such a feed is an error, as a guard
+// against feeding the wrong program.
+func IgnoreUnusedFeeds() Option {
+	return func(c *config) error { c.ignoreUnused = true; return nil }
 }
 
 // VerifyEachPass runs graph.Verify after every pass (tests turn it on; so

@@ -332,3 +332,24 @@ func TestCancelBetweenOps(t *testing.T) {
 		t.Errorf("w = %v after one good run, want [-1 -2]", wv)
 	}
 }
+
+// TestIgnoreUnusedFeeds: with the option, a feed for an unused Input of
+// the same graph is accepted; other extra feeds still fail.
+func TestIgnoreUnusedFeeds(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 1)
+	u := g.Input("u", tensor.Float32, 1)
+	p, err := exec.Compile(be, []*graph.Node{ops.Neg(x)}, exec.IgnoreUnusedFeeds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	one := f32(t, []float32{1}, 1)
+	if _, err := p.Run(context.Background(), exec.Feeds{x: one, u: one}); err != nil {
+		t.Errorf("unused feed rejected: %v", err)
+	}
+	if _, err := p.Run(context.Background(), exec.Feeds{x: one, ops.Neg(x): one}); err == nil {
+		t.Errorf("a feed for a non-Input was accepted")
+	}
+}

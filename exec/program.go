@@ -30,6 +30,7 @@ type Program struct {
 	inputIdx  map[*graph.Node]int
 	varIdx    map[*graph.Node]int
 	updates   bool
+	ignore    bool // IgnoreUnusedFeeds
 	timings   []PassTiming
 	nodes0    int
 	closed    atomic.Bool
@@ -58,7 +59,7 @@ func newProgram(c *compilation) (*Program, error) {
 		return nil, fmt.Errorf("exec: Compile: lowering for %s: %w", c.be.Name(), err)
 	}
 	p := &Program{
-		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0,
+		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0, ignore: c.cfg.ignoreUnused,
 		inputIdx: map[*graph.Node]int{}, varIdx: map[*graph.Node]int{},
 	}
 	for i, n := range c.plan.InputNodes {
@@ -246,8 +247,8 @@ func (p *Program) bindFeeds(f *Frame, feeds Feeds) error {
 			return fmt.Errorf("exec: Run: %w: extra feed for %s, a node of another graph", ErrFeed, n)
 		case n.Op() != graph.OpInput:
 			return fmt.Errorf("exec: Run: %w: extra feed for %s (built at %s): only Inputs are fed (use Program.Write for a Variable)", ErrFeed, n, n.Site())
-		default:
-			return fmt.Errorf("exec: Run: %w: extra feed for Input %q %s (built at %s), which this program does not use", ErrFeed, n.Name(), n.Type(), n.Site())
+		case !p.ignore:
+			return fmt.Errorf("exec: Run: %w: extra feed for Input %q %s (built at %s), which this program does not use (compile with exec.IgnoreUnusedFeeds to allow it)", ErrFeed, n.Name(), n.Type(), n.Site())
 		}
 	}
 	return nil

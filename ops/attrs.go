@@ -81,3 +81,18 @@ func intList(xs []int) string {
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }
+
+// PadWidth pads one axis: Low zeros before the first element, High after
+// the last, and Interior between neighbouring elements.
+type PadWidth struct{ Low, High, Interior int }
+
+// PadAttr is the attribute of Pad: one PadWidth per axis.
+type PadAttr struct{ Widths []PadWidth }
+
+func (a PadAttr) String() string {
+	parts := make([]string, len(a.Widths))
+	for i, w := range a.Widths {
+		parts[i] = fmt.Sprintf("%d:%d:%d", w.Low, w.High, w.Interior)
+	}
+	return "pad=[" + strings.Join(parts, ",") + "]"
+}

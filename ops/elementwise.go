@@ -7,7 +7,7 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
+func defineElementwise() {
 	binary := func(op graph.Op, name string, s dtypeSet) {
 		define(&Def{Op: op, Name: name, Arity: 2, Kind: Elementwise, DType: sameDType(s), Shape: shBroadcast, Differentiable: true})
 	}
@@ -41,7 +41,7 @@ func init() {
 	}
 	unary(OpNeg, "Neg", numeric, true, 1)
 	unary(OpAbs, "Abs", numeric, true, 1)
-	unary(OpSign, "Sign", numeric, false, 1)
+	unary(OpSign, "Sign", numeric, true, 1)
 	// Transcendentals count as several FLOPs, as PyTorch's and tinygrad's
 	// estimates do; the exact figure only scales the GFLOP/s column.
 	unary(OpExp, "Exp", floats, true, 8)

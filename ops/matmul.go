@@ -5,7 +5,7 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
+func defineMatMul() {
 	define(&Def{Op: OpMatMul, Name: "MatMul", Arity: 2, Kind: Contraction, DType: sameDType(floats), Shape: shMatMul, Differentiable: true,
 		FLOPs: func(n *graph.Node) float64 {
 			a := n.Input(0).Shape()

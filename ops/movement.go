@@ -7,13 +7,14 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
+func defineMovement() {
 	zero := func(*graph.Node) float64 { return 0 }
 	define(&Def{Op: OpReshape, Name: "Reshape", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shReshape, Differentiable: true, FLOPs: zero})
 	define(&Def{Op: OpTranspose, Name: "Transpose", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shTranspose, Differentiable: true, FLOPs: zero})
 	define(&Def{Op: OpBroadcastTo, Name: "BroadcastTo", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shBroadcastTo, Differentiable: true, FLOPs: zero})
 	define(&Def{Op: OpConcat, Name: "Concat", Arity: -1, Kind: Movement, DType: sameDType(anyType), Shape: shConcat, Differentiable: true, FLOPs: zero})
 	define(&Def{Op: OpSlice, Name: "Slice", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shSlice, Differentiable: true, FLOPs: zero})
+	define(&Def{Op: OpPad, Name: "Pad", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shPad, Differentiable: true, FLOPs: zero})
 }
 
 func shReshape(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
@@ -356,4 +357,52 @@ func Squeeze(x *graph.Node, axes ...int) *graph.Node {
 		}
 	}
 	return Reshape(x, s...)
+}
+
+func shPad(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(PadAttr)
+	if !ok {
+		return nil, argErr("missing pad attribute")
+	}
+	s := in[0]
+	if len(a.Widths) != len(s) {
+		return nil, shapeErr("%d pad widths for rank %d", len(a.Widths), len(s))
+	}
+	out := make(tensor.Shape, len(s))
+	for i, w := range a.Widths {
+		if w.Low < 0 || w.High < 0 || w.Interior < 0 {
+			return nil, shapeErr("axis %d: negative padding %d:%d:%d", i, w.Low, w.High, w.Interior)
+		}
+		out[i] = w.Low + w.High + s[i]
+		if s[i] > 0 {
+			out[i] += (s[i] - 1) * w.Interior
+		}
+	}
+	return out, nil
+}
+
+// Pad surrounds x with zeros: per leading axis, Low zeros before, High
+// after and Interior between neighbouring elements (axes without a width
+// are not padded). It is the adjoint of Slice: Slice's gradient is a Pad
+// and Pad's is a Slice.
+func Pad(x *graph.Node, widths ...PadWidth) *graph.Node {
+	if _, bad := graph.Operands("Pad", x); bad != nil {
+		return bad
+	}
+	if len(widths) > x.Rank() {
+		return fail(graph.ErrShape, "Pad", []*graph.Node{x}, "%d pad widths for rank %d", len(widths), x.Rank())
+	}
+	full := make([]PadWidth, x.Rank())
+	copy(full, widths)
+	identity := true
+	for i, w := range full {
+		if w.Low < 0 || w.High < 0 || w.Interior < 0 {
+			return fail(graph.ErrShape, "Pad", []*graph.Node{x}, "axis %d: negative padding %d:%d:%d", i, w.Low, w.High, w.Interior)
+		}
+		identity = identity && w.Low == 0 && w.High == 0 && (w.Interior == 0 || x.Shape()[i] <= 1)
+	}
+	if identity {
+		return x
+	}
+	return Apply(OpPad, PadAttr{Widths: full}, x)
 }

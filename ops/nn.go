@@ -4,7 +4,7 @@ import (
 	"github.com/loomgraph/loom/graph"
 )
 
-func init() {
+func defineNormalisations() {
 	// Softmax and LogSoftmax are primitives, not composites of Max, Exp and
 	// Sum, so that a backend evaluates them in one stable pass per row.
 	perElem := perElement(10)

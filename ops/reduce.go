@@ -5,7 +5,7 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
+func defineReductions() {
 	inputSize := func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }
 	define(&Def{Op: OpSum, Name: "Sum", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})
 	define(&Def{Op: OpMax, Name: "Max", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})

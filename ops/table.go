@@ -58,9 +58,12 @@ const (
 	OpBroadcastTo
 	OpConcat
 	OpSlice
+	OpPad
 	// Normalisations along an axis.
 	OpSoftmax
 	OpLogSoftmax
+	// Differentiation control.
+	OpCustomGrad
 
 	opEnd
 )
@@ -112,9 +115,11 @@ type ShapeRule func(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error)
 
 // GradRule returns the cotangent of each operand of n given the cotangent
 // dy of n's result, built with the ops builders in n's graph (so gradients
-// are graph nodes and can be differentiated again). A nil entry means no
-// gradient flows to that operand.
-type GradRule func(n, dy *graph.Node) []*graph.Node
+// are graph nodes and can be differentiated again). need[i] says whether
+// operand i's cotangent is wanted; a rule may skip the others. A nil
+// entry means no gradient flows to that operand. Every returned cotangent
+// has its operand's shape and dtype (broadcasts are summed back).
+type GradRule func(n, dy *graph.Node, need []bool) []*graph.Node
 
 // Def is one row of the op table.
 type Def struct {
@@ -137,6 +142,18 @@ type Def struct {
 }
 
 var table [NumOps]*Def
+
+// init fills the table: the rows first, then the gradient rules, which
+// are written with the builders and so may refer to any row.
+func init() {
+	defineElementwise()
+	defineReductions()
+	defineMatMul()
+	defineMovement()
+	defineNormalisations()
+	defineCustom()
+	attachGradients()
+}
 
 func define(d *Def) {
 	if table[d.Op] != nil {

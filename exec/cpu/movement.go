@@ -14,6 +14,8 @@ func init() {
 	kernels[ops.OpBroadcastTo] = prepareBroadcastTo
 	kernels[ops.OpSlice] = prepareSlice
 	kernels[ops.OpConcat] = prepareConcat
+	kernels[ops.OpPad] = preparePad
+	kernels[ops.OpCustomGrad] = prepareCopy
 }
 
 // gather is an affine strided copy: the output, in row-major order over
@@ -174,4 +176,63 @@ func prepareConcat(n *graph.Node) (*kernel, error) {
 		grain := max(1, grainElems*es/max(1, row))
 		return func() { l.Run(outer, grain) }
 	}}, nil
+}
+
+// preparePad zeroes the result and scatters the operand to its strided
+// positions: element idx of x goes to base + sum(idx[d]*strides[d]), a
+// gather run backwards.
+func preparePad(n *graph.Node) (*kernel, error) {
+	ws := n.Attr().(ops.PadAttr).Widths
+	out := n.Shape().Strides()
+	st := make([]int, len(ws))
+	base := 0
+	for i, w := range ws {
+		st[i] = out[i] * (w.Interior + 1)
+		base += w.Low * out[i]
+	}
+	sc := newGather(n.Input(0).Shape(), st, base)
+	switch n.DType().Size() {
+	case 1:
+		return scatterKernel[uint8](sc, n.Input(0).Shape().Size()), nil
+	case 2:
+		return scatterKernel[uint16](sc, n.Input(0).Shape().Size()), nil
+	case 4:
+		return scatterKernel[uint32](sc, n.Input(0).Shape().Size()), nil
+	case 8:
+		return scatterKernel[uint64](sc, n.Input(0).Shape().Size()), nil
+	}
+	return nil, fmt.Errorf("no Pad kernel for %v", n.DType())
+}
+
+func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *kernel {
+	last := len(g.dims) - 1
+	inner, os := g.dims[last], g.strides[last]
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			for p := lo; p < hi; {
+				outer, j := p/inner, p%inner
+				off := g.base + j*os
+				for d := last - 1; d >= 0 && outer > 0; d-- {
+					off += (outer % g.dims[d]) * g.strides[d]
+					outer /= g.dims[d]
+				}
+				run := min(inner-j, hi-p)
+				if os == 1 {
+					copy(dst[off:off+run], src[p:p+run])
+				} else {
+					for i := 0; i < run; i++ {
+						dst[off+i*os] = src[p+i]
+					}
+				}
+				p += run
+			}
+		})
+		return func() {
+			clear(a.Out())
+			if size > 0 {
+				l.Run(size, grainElems)
+			}
+		}
+	}}
 }

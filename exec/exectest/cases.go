@@ -413,10 +413,25 @@ func movementCases() []Case {
 			return ops.Slice(ns[0], ops.All, ops.R(1, 3), ops.RS(0, 4, 3), ops.R(-2, -1))
 		}},
 		{"Slice/empty", []tensor.Shape{{4, 3}}, func(ns []*graph.Node) *graph.Node { return ops.Slice(ns[0], ops.R(2, 2)) }},
+		{"Pad/interior", []tensor.Shape{{3, 4}}, func(ns []*graph.Node) *graph.Node {
+			return ops.Pad(ns[0], ops.PadWidth{Low: 1, High: 2, Interior: 1}, ops.PadWidth{Low: 0, High: 1, Interior: 2})
+		}},
+		{"Pad/rank4", []tensor.Shape{{2, 3, 1, 2}}, func(ns []*graph.Node) *graph.Node {
+			return ops.Pad(ns[0], ops.PadWidth{}, ops.PadWidth{Low: 2}, ops.PadWidth{High: 1}, ops.PadWidth{Interior: 3})
+		}},
+		{"Pad/large", []tensor.Shape{{300, 200}}, func(ns []*graph.Node) *graph.Node {
+			return ops.Pad(ns[0], ops.PadWidth{Low: 1, High: 1}, ops.PadWidth{Interior: 1})
+		}},
+		{"CustomGrad", []tensor.Shape{{2, 3}}, func(ns []*graph.Node) *graph.Node {
+			return ops.CustomGradient("id", ops.Neg(ops.Neg(ns[0])), nil, func(dy *graph.Node) []*graph.Node { return nil })
+		}},
 	}
 	var cs []Case
 	for mi, m := range mvs {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Bool, tensor.Float16} {
+			if m.name == "CustomGrad" && (dt != tensor.Float32 && dt != tensor.Float64) {
+				continue
+			}
 			m, dt, mi := m, dt, mi
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("%s/%s", m.name, dt.Short()),

@@ -421,6 +421,17 @@ func evalMovement(n *graph.Node, in []*ref, out *ref) (*ref, error) {
 			}
 			out.data[p] = x.data[flat(x.shape, idx)]
 		}
+	case ops.OpPad:
+		ws := n.Attr().(ops.PadAttr).Widths
+		for p := range x.data {
+			idx := index(x.shape, p)
+			for i, w := range ws {
+				idx[i] = w.Low + idx[i]*(w.Interior+1)
+			}
+			out.data[flat(out.shape, idx)] = x.data[p]
+		}
+	case ops.OpCustomGrad:
+		copy(out.data, x.data)
 	case ops.OpConcat:
 		axis := n.Attr().(ops.AxisAttr).Axis
 		for p := range out.data {

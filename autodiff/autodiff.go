@@ -1,0 +1,206 @@
+package autodiff
+
+import (
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+)
+
+// Grad returns the gradient of the scalar y with respect to each of xs:
+// nodes of y's graph with exactly the shapes and dtypes of xs. An x may be
+// an Input, a Variable or any intermediate node (then the gradient is the
+// total derivative through it). An x that y does not depend on gets a zero
+// gradient of its shape.
+//
+// y must be a float scalar; for other outputs use VJP. Errors are build
+// errors, recorded on the graph like any builder's: the returned nodes are
+// then invalid.
+func Grad(y *graph.Node, xs ...*graph.Node) []*graph.Node {
+	if bad := check("Grad", []*graph.Node{y}, xs); bad != nil {
+		return repeat(bad, len(xs))
+	}
+	if y.Rank() != 0 {
+		return repeat(failf(graph.ErrShape, "Grad", append([]*graph.Node{y}, xs...),
+			"y must be a scalar, got %s; for a non-scalar output use autodiff.VJP with a cotangent of its shape (or reduce it with ops.Sum)", y.Type()), len(xs))
+	}
+	return walk("Grad", []*graph.Node{y}, xs, []*graph.Node{ops.Scalar(y, 1)})
+}
+
+// VJP returns the vector-Jacobian products: for each x, the sum over i of
+// cotangents[i] contracted with the Jacobian of ys[i] with respect to x,
+// which is the gradient of sum_i sum(ys[i] * cotangents[i]). Each
+// cotangent must have its y's shape and dtype.
+func VJP(ys, xs, cotangents []*graph.Node) []*graph.Node {
+	if bad := check("VJP", ys, xs); bad != nil {
+		return repeat(bad, len(xs))
+	}
+	operands := append(append(append([]*graph.Node{}, ys...), xs...), cotangents...)
+	if len(cotangents) != len(ys) {
+		return repeat(failf(graph.ErrInvalid, "VJP", operands, "%d cotangents for %d outputs", len(cotangents), len(ys)), len(xs))
+	}
+	if _, bad := graph.Operands("VJP", operands...); bad != nil {
+		return repeat(bad, len(xs))
+	}
+	for i, c := range cotangents {
+		if c.DType() != ys[i].DType() || !c.Shape().Equal(ys[i].Shape()) {
+			return repeat(failf(graph.ErrShape, "VJP", operands, "cotangent %d is %s, output %d is %s", i, c.Type(), i, ys[i].Type()), len(xs))
+		}
+	}
+	return walk("VJP", ys, xs, cotangents)
+}
+
+// check validates the operands shared by Grad and VJP.
+func check(op string, ys, xs []*graph.Node) *graph.Node {
+	operands := append(append([]*graph.Node{}, ys...), xs...)
+	if len(ys) == 0 {
+		return failf(graph.ErrInvalid, op, operands, "no outputs to differentiate")
+	}
+	if _, bad := graph.Operands(op, operands...); bad != nil {
+		return bad
+	}
+	for i, y := range ys {
+		if !y.DType().IsFloat() || y.DType().IsStorage() {
+			return failf(graph.ErrDType, op, operands, "output %d has dtype %v: only float32 and float64 outputs can be differentiated", i, y.DType())
+		}
+	}
+	for i, x := range xs {
+		if !x.DType().IsFloat() || x.DType().IsStorage() {
+			return failf(graph.ErrDType, op, operands, "x %d (%s) has dtype %v: gradients exist only with respect to float32 or float64 values", i, x, x.DType())
+		}
+	}
+	return nil
+}
+
+func failf(kind error, op string, operands []*graph.Node, format string, args ...any) *graph.Node {
+	err := graph.NewError(kind, op, operands, format, args...)
+	for _, n := range operands {
+		if n.Valid() {
+			return n.Graph().Fail(err)
+		}
+	}
+	return graph.Invalid(err)
+}
+
+func repeat(n *graph.Node, k int) []*graph.Node {
+	out := make([]*graph.Node, k)
+	for i := range out {
+		out[i] = n
+	}
+	return out
+}
+
+// walk is the reverse-mode sweep. Only nodes on a path from some x to
+// some y are visited, and each rule is asked only for the cotangents of
+// operands on such a path: the gradient graph computes nothing that the
+// requested gradients do not need.
+func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
+	g := ys[0].Graph()
+	nodes := g.Nodes()
+	top := 0
+	for _, y := range ys {
+		top = max(top, y.ID())
+	}
+	// fromX: reachable forward from an x (within [0, top]).
+	fromX := make([]bool, top+1)
+	isX := map[*graph.Node]bool{}
+	for _, x := range xs {
+		isX[x] = true
+		if x.ID() <= top {
+			fromX[x.ID()] = true
+		}
+	}
+	for id := 0; id <= top; id++ {
+		if fromX[id] {
+			continue
+		}
+		for _, in := range nodes[id].Inputs() {
+			if fromX[in.ID()] {
+				fromX[id] = true
+				break
+			}
+		}
+	}
+	// onPath: fromX and an ancestor of some y.
+	onPath := make([]bool, top+1)
+	for _, y := range ys {
+		if fromX[y.ID()] {
+			onPath[y.ID()] = true
+		}
+	}
+	for id := top; id >= 0; id-- {
+		if !onPath[id] {
+			continue
+		}
+		for _, in := range nodes[id].Inputs() {
+			if fromX[in.ID()] {
+				onPath[in.ID()] = true
+			}
+		}
+	}
+	ct := make(map[*graph.Node]*graph.Node)
+	add := func(n, c *graph.Node) {
+		if old := ct[n]; old != nil {
+			ct[n] = ops.Add(old, c)
+		} else {
+			ct[n] = c
+		}
+	}
+	for i, y := range ys {
+		if onPath[y.ID()] {
+			add(y, seeds[i])
+		}
+	}
+	for id := top; id >= 0; id-- {
+		n := nodes[id]
+		c := ct[n]
+		if !onPath[id] || c == nil || n.Op().IsLeaf() {
+			continue
+		}
+		need := make([]bool, len(n.Inputs()))
+		any := false
+		for i, in := range n.Inputs() {
+			need[i] = onPath[in.ID()]
+			any = any || need[i]
+		}
+		if !any {
+			continue
+		}
+		def := ops.Lookup(n.Op())
+		if def == nil || def.Grad == nil || !def.Differentiable {
+			return repeat(failf(graph.ErrInvalid, op, append(ys, xs...),
+				"%s (%s built at %s) is not differentiable, and the path from x to y goes through it", n.Op(), n.Type(), n.Site()), len(xs))
+		}
+		cts := def.Grad(n, c, need)
+		if err := g.Err(); err != nil {
+			return repeat(g.Fail(err), len(xs))
+		}
+		for i, in := range n.Inputs() {
+			if !need[i] || i >= len(cts) || cts[i] == nil {
+				continue
+			}
+			ci := cts[i]
+			if !ci.Valid() {
+				return repeat(ci, len(xs))
+			}
+			if !in.DType().IsFloat() || in.DType().IsStorage() {
+				// A gradient would have to flow into a discrete value.
+				return repeat(failf(graph.ErrInvalid, op, append(ys, xs...),
+					"%s (%s built at %s) is not differentiable: its %v result is on the path from x to y (through %s)",
+					in.Op(), in.Type(), in.Site(), in.DType(), n.Op()), len(xs))
+			}
+			if ci.DType() != in.DType() || !ci.Shape().Equal(in.Shape()) {
+				return repeat(failf(graph.ErrShape, op, append(ys, xs...),
+					"the gradient rule of %s (built at %s) gave %s for operand %d of type %s", n.Op(), n.Site(), ci.Type(), i, in.Type()), len(xs))
+			}
+			add(in, ci)
+		}
+	}
+	out := make([]*graph.Node, len(xs))
+	for i, x := range xs {
+		if c := ct[x]; c != nil {
+			out[i] = c
+		} else {
+			out[i] = ops.ZerosLike(x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package ops
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// CustomAttr is the attribute of CustomGrad: the user's gradient rule.
+// Each CustomGradient call gets its own ID, so two custom gradients are
+// never merged by common-subexpression elimination.
+type CustomAttr struct {
+	ID   int64
+	Name string
+	Rule func(dy *graph.Node) []*graph.Node
+}
+
+func (a CustomAttr) String() string { return fmt.Sprintf("custom#%d %q", a.ID, a.Name) }
+
+var customIDs atomic.Int64
+
+func defineCustom() {
+	define(&Def{Op: OpCustomGrad, Name: "CustomGrad", Arity: -1, Kind: Movement, Differentiable: true,
+		DType: func(in []tensor.DType, _ graph.Attr) (tensor.DType, error) { return in[0], nil },
+		Shape: func(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) { return in[0].Clone(), nil },
+		FLOPs: func(*graph.Node) float64 { return 0 },
+	})
+}
+
+// CustomGradient returns value unchanged, but reverse-mode
+// differentiation does not look inside the subgraph that computed it:
+// given the cotangent dy of value, the gradient with respect to wrt[i] is
+// rule(dy)[i] (nil for none), which must have wrt[i]'s shape and dtype.
+// Use it for numerically stable or straight-through gradients. The rule
+// is built with the ops builders, so it can be differentiated again.
+//
+// name labels the node in dumps and traces.
+func CustomGradient(name string, value *graph.Node, wrt []*graph.Node, rule func(dy *graph.Node) []*graph.Node) *graph.Node {
+	operands := append([]*graph.Node{value}, wrt...)
+	if _, bad := graph.Operands("CustomGradient", operands...); bad != nil {
+		return bad
+	}
+	if rule == nil {
+		return fail(graph.ErrInvalid, "CustomGradient", operands, "nil rule")
+	}
+	if !value.DType().IsFloat() {
+		return fail(graph.ErrDType, "CustomGradient", operands, "the value must be float, got %v", value.DType())
+	}
+	return Apply(OpCustomGrad, CustomAttr{ID: customIDs.Add(1), Name: name, Rule: rule}, operands...)
+}
