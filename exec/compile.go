@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
 )
 
 // Option configures Compile.
@@ -16,6 +17,8 @@ type Option func(*config) error
 type config struct {
 	updates      []update
 	ignoreUnused bool
+	precision    tensor.DType
+	fastMath     bool
 	verify       bool
 	disabled     map[string]bool
 	share        *Program
@@ -32,6 +35,59 @@ func Update(w, next *graph.Node) Option {
 		c.updates = append(c.updates, update{w, next})
 		return nil
 	}
+}
+
+// DisablePasses turns off optional passes by name (see Passes): for tests,
+// benchmarks, and users chasing a numerical difference. Naming an unknown
+// or a required pass is an error.
+func DisablePasses(names ...string) Option {
+	return func(c *config) error {
+		for _, name := range names {
+			found := false
+			for _, p := range passes {
+				if p.Name == name {
+					found = true
+					if p.Required {
+						return fmt.Errorf("exec: DisablePasses: pass %q is required", name)
+					}
+				}
+			}
+			if !found {
+				return fmt.Errorf("exec: DisablePasses: no pass named %q (passes: %s)", name, passNames())
+			}
+			c.disabled[name] = true
+		}
+		return nil
+	}
+}
+
+func passNames() string {
+	var names []string
+	for _, p := range passes {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Precision compiles a graph built in one float precision (float32 or
+// float64) to compute in dt instead: float inputs are converted on entry,
+// constants and variables are held in dt, and outputs are converted back
+// to the dtypes the graph declares. Program.Read and Write convert too.
+func Precision(dt tensor.DType) Option {
+	return func(c *config) error {
+		if dt != tensor.Float32 && dt != tensor.Float64 {
+			return fmt.Errorf("exec: Precision(%v): only float32 and float64 are compute precisions", dt)
+		}
+		c.precision = dt
+		return nil
+	}
+}
+
+// FastMath lets the simplifier apply rewrites that are exact only inside
+// an input domain: exp(log x) -> x (x > 0) and log(exp x) -> x (exp(x)
+// finite and nonzero). Without it they are not applied.
+func FastMath() Option {
+	return func(c *config) error { c.fastMath = true; return nil }
 }
 
 // IgnoreUnusedFeeds makes Run accept (and ignore) feeds for Inputs of the
@@ -66,14 +122,29 @@ func ShareVariables(p *Program) Option {
 type Pass struct {
 	Name string
 	Doc  string
-	run  func(*compilation) error
+	// Required passes cannot be disabled: the program needs them to run.
+	Required bool
+	run      func(*compilation) error
 }
 
 // passes is the pipeline, in order. Its order must satisfy Constraints.
-var passes = []Pass{
-	{"prune", "copy only what the outputs and updates need into a new graph", prune},
-	{"schedule", "order the steps and give every value a home", schedule},
-	{"memplan", "liveness analysis and arena offsets with buffer reuse", memplan},
+// (It is filled in init: constfold compiles programs itself, which makes
+// a package-level initialiser circular.)
+var passes []Pass
+
+func init() { passes = pipeline() }
+
+func pipeline() []Pass {
+	return []Pass{
+		{"prune", "copy only what the outputs and updates need into a new graph", true, prune},
+		{"precision", "convert float computation to the precision asked for with Precision", false, precision},
+		{"simplify", "algebraic rewrites, each one line of data (x*1, --x, transpose of transpose, ...)", false, simplify},
+		{"constfold", "evaluate nodes whose operands are all constants, with the CPU kernels", false, constfold},
+		{"cse", "merge nodes with the same op, attribute and operands", false, cse},
+		{"fuse", "group elementwise ops (and a trailing reduction) into single kernels", false, fuse},
+		{"schedule", "order the steps and give every value a home", true, schedule},
+		{"memplan", "liveness analysis, arena offsets with buffer reuse and in-place updates", true, memplan},
+	}
 }
 
 // Constraint says pass Before must run before pass After, and why.
@@ -84,6 +155,14 @@ type Constraint struct {
 // Constraints are the ordering rules of the pipeline, as data; a test
 // checks the pipeline against them.
 var Constraints = []Constraint{
+	{"prune", "precision", "the program's inputs and variables are fixed by what the outputs need, before any rewrite"},
+	{"precision", "simplify", "constants converted to the compute precision can then be simplified and folded"},
+	{"precision", "constfold", "folding must produce constants in the compute precision"},
+	{"simplify", "constfold", "simplification exposes constant subexpressions (x*1 of a constant) and removes nodes not worth folding"},
+	{"constfold", "cse", "folded constants with equal values are merged"},
+	{"simplify", "cse", "rewritten nodes become identical and are merged"},
+	{"cse", "fuse", "fusion groups single-use chains; merging first makes uses exact"},
+	{"fuse", "schedule", "the schedule orders kernels, fused groups included"},
 	{"prune", "schedule", "the schedule covers exactly the nodes the outputs need"},
 	{"schedule", "memplan", "liveness is computed over the step order"},
 }
@@ -228,7 +307,7 @@ func (c *compilation) runPasses() error {
 			c.timings = append(c.timings, t)
 			continue
 		}
-		if err := p.run(c); err != nil {
+		if err := runPass(p, c); err != nil {
 			return fmt.Errorf("exec: Compile: pass %s: %w", p.Name, err)
 		}
 		if c.g != nil && c.g.Err() != nil {
@@ -260,6 +339,17 @@ func (c *compilation) runPasses() error {
 		c.timings = append(c.timings, t)
 	}
 	return nil
+}
+
+// runPass runs one pass, turning a panic (a bug in loom) into an error
+// that names the pass.
+func runPass(p Pass, c *compilation) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (a bug in loom, please report it): %v", r)
+		}
+	}()
+	return p.run(c)
 }
 
 func (c *compilation) nodeCount() int {
@@ -314,6 +404,7 @@ func schedule(c *compilation) error {
 	p := &Plan{Graph: c.g}
 	home := map[*graph.Node]int{}
 	addValue := func(v Value) int {
+		v.Alias = -1
 		p.Values = append(p.Values, v)
 		return len(p.Values) - 1
 	}
@@ -382,19 +473,27 @@ func schedule(c *compilation) error {
 			continue
 		}
 		ds := dests[n]
-		var out int
-		if len(ds) > 0 {
-			out = place(n, ds[0])
-			ds = ds[1:]
-		} else {
-			out = addValue(Value{Node: n, Storage: InArena, Bytes: bytesOf(n)})
-		}
-		home[n] = out
 		in := make([]int, len(n.Inputs()))
 		for i, x := range n.Inputs() {
 			in[i] = home[x]
 		}
-		steps = append(steps, Step{Kind: KernelStep, Node: n, In: in, Out: out})
+		kind := KernelStep
+		var out int
+		switch {
+		case len(ds) > 0:
+			out = place(n, ds[0])
+			ds = ds[1:]
+		case n.Op() == ops.OpReshape:
+			// A reshape is a view of its operand's bytes.
+			r := p.Values[in[0]]
+			out = addValue(Value{Node: n, Storage: r.Storage, Index: r.Index, Bytes: bytesOf(n)})
+			p.Values[out].Alias = in[0]
+			kind = AliasStep
+		default:
+			out = addValue(Value{Node: n, Storage: InArena, Bytes: bytesOf(n)})
+		}
+		home[n] = out
+		steps = append(steps, Step{Kind: kind, Node: n, In: in, Out: out})
 		for _, d := range ds {
 			steps = append(steps, Step{Kind: CopyStep, Node: n, In: []int{out}, Out: place(n, d)})
 		}

@@ -154,7 +154,15 @@ func TestPruneAndArenaReuse(t *testing.T) {
 		y = ops.Tanh(y)
 	}
 	z := ops.Sum(y)
-	p, err := exec.Compile(be, []*graph.Node{z}, exec.VerifyEachPass())
+	fused, err := exec.Compile(be, []*graph.Node{z}, exec.VerifyEachPass())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fused.Close()
+	if n := len(fused.Plan().Steps); n != 1 {
+		t.Errorf("%d steps with fusion, want 1 (the chain and its sum in one kernel):\n%s", n, fused.Plan().Format())
+	}
+	p, err := exec.Compile(be, []*graph.Node{z}, exec.VerifyEachPass(), exec.DisablePasses("fuse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +174,34 @@ func TestPruneAndArenaReuse(t *testing.T) {
 	if len(plan.Inputs) != 1 || plan.InputNodes[0] != x {
 		t.Errorf("inputs %v, want only x", plan.InputNodes)
 	}
-	// Two live [1000]f32 buffers at a time: 2 * 4000 bytes, rounded to 64.
-	if plan.ArenaBytes != 2*4032 {
-		t.Errorf("arena %d bytes, want %d (two reused buffers):\n%s", plan.ArenaBytes, 2*4032, plan.Format())
+	// Each Tanh overwrites its operand in place, so the chain needs one
+	// [1000]f32 buffer (4000 bytes, rounded to 4032 = 63*64); the first
+	// Tanh reads the feed, the other nine work in place (hand count).
+	if plan.ArenaBytes != 4032 || plan.InPlace != 9 {
+		t.Errorf("arena %d bytes with %d in-place steps, want 4032 and 9:\n%s", plan.ArenaBytes, plan.InPlace, plan.Format())
 	}
-	if plan.PeakBytes != 8000 {
-		t.Errorf("peak %d bytes, want 8000", plan.PeakBytes)
+	if plan.PeakBytes != 4000 {
+		t.Errorf("peak %d bytes, want 4000", plan.PeakBytes)
+	}
+	// Without in-place reuse (a Sum reads each value and the next Tanh
+	// cannot overwrite it), two buffers alternate: build y_i = Tanh(y_{i-1})
+	// with every y_i also summed.
+	g2 := graph.New()
+	x2 := g2.Input("x", tensor.Float32, 1000)
+	var parts []*graph.Node
+	y2 := x2
+	for i := 0; i < 4; i++ {
+		y2 = ops.Tanh(y2)
+		parts = append(parts, ops.Sum(y2))
+	}
+	p2, err := exec.Compile(be, []*graph.Node{ops.Concat(0, ops.Reshape(parts[0], 1), ops.Reshape(parts[1], 1), ops.Reshape(parts[2], 1), ops.Reshape(parts[3], 1))},
+		exec.VerifyEachPass(), exec.DisablePasses("fuse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	if a := p2.Plan().ArenaBytes; a > 3*4032 {
+		t.Errorf("arena %d bytes for a chain whose values are each read twice; want at most three buffers:\n%s", a, p2.Plan().Format())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
 )
 
 // Storage says where a value of a Plan lives.
@@ -47,6 +48,12 @@ type Value struct {
 	Bytes   int64
 	Def     int // index of the step that writes it; -1 if written before the run
 	Last    int // index of the last step that reads it; -1 if none
+	// Alias is the value whose bytes this one views (a Reshape needs no
+	// copy), or -1. An alias has its root's Storage, Index and Offset.
+	Alias int
+	// Buffer is the value whose arena buffer this one uses: itself, its
+	// alias root, or an operand it overwrites in place (memplan).
+	Buffer int
 }
 
 // StepKind distinguishes kernels from copies.
@@ -55,6 +62,7 @@ type StepKind uint8
 const (
 	KernelStep StepKind = iota + 1 // run Node's op on In, writing Out
 	CopyStep                       // copy In[0] to Out
+	AliasStep                      // Out views In[0]'s bytes: nothing to run
 )
 
 // Step is one unit of work, run in order.
@@ -87,6 +95,7 @@ type Plan struct {
 	Consts     []int // value index of each constant (InConst)
 	ArenaBytes int64
 	PeakBytes  int64 // largest total of simultaneously live arena bytes
+	InPlace    int   // kernel steps that overwrite an operand's buffer
 }
 
 // arenaAlign is the alignment of every arena value: a cache line, which
@@ -109,8 +118,14 @@ func (p *Plan) Format() string {
 			ins[k] = val(in)
 		}
 		name := "Copy"
-		if s.Kind == KernelStep {
+		switch s.Kind {
+		case KernelStep:
 			name = s.Node.Op().String()
+			if s.Node.Op() == ops.OpFused {
+				name = "Fused[" + strings.Join(s.Node.Attr().(*ops.FusedAttr).OpNames(), ",") + "]"
+			}
+		case AliasStep:
+			name = "Alias"
 		}
 		fmt.Fprintf(&b, "%3d %s = %s(%s) %s\n", i, val(s.Out), name, strings.Join(ins, ", "), p.Values[s.Out].Node.Type())
 	}
@@ -118,10 +133,19 @@ func (p *Plan) Format() string {
 	return b.String()
 }
 
+// root follows Alias links to the value that owns the bytes.
+func (p *Plan) root(v int) int {
+	for p.Values[v].Alias >= 0 {
+		v = p.Values[v].Alias
+	}
+	return v
+}
+
 // liveness fills Def and Last of every value from the steps.
 func (p *Plan) liveness() {
 	for i := range p.Values {
 		p.Values[i].Def, p.Values[i].Last = -1, -1
+		p.Values[i].Buffer = i
 	}
 	for si, s := range p.Steps {
 		p.Values[s.Out].Def = si
@@ -131,35 +155,129 @@ func (p *Plan) liveness() {
 	}
 }
 
-// assignArena gives every arena value an offset so that values whose live
-// ranges overlap never share bytes, reusing memory of dead values. It
-// places the largest values first, each at the lowest offset that fits
-// between the values already placed that are live at the same time (the
-// greedy-by-size strategy of TFLite's memory planner). A value written but
-// never read still gets memory, live for its own step.
+// inPlaceOK reports whether a kernel of n may write its result over
+// operand k's buffer: an elementwise kernel (or a fused group without a
+// reduction) reads each operand element before it writes the result
+// element with the same index, so an operand of the result's shape and
+// element size can be overwritten.
+func inPlaceOK(n *graph.Node, k int) bool {
+	d := ops.Lookup(n.Op())
+	if d == nil {
+		return false
+	}
+	switch {
+	case d.Kind == ops.Elementwise:
+	case n.Op() == ops.OpFused && n.Attr().(*ops.FusedAttr).Reduce == nil:
+	default:
+		return false
+	}
+	in := n.Input(k)
+	return in.Shape().Equal(n.Shape()) && in.DType().Size() == n.DType().Size()
+}
+
+// assignArena gives every arena buffer an offset so that buffers whose
+// live ranges overlap never share bytes, reusing memory of dead values.
+//
+// Values are first grouped into buffers: an alias (a Reshape view) joins
+// its root's buffer, and a kernel that may work in place joins the buffer
+// of an operand that dies at that step. Then the largest buffers are
+// placed first, each at the lowest offset that fits between the buffers
+// already placed that are live at the same time (the greedy-by-size
+// strategy of TFLite's memory planner). A value written but never read
+// still gets memory, live for its own step.
 func (p *Plan) assignArena() {
-	type item struct {
-		v          int
+	type span struct {
 		start, end int
 		size       int64
 	}
-	var items []item
+	buf := make([]int, len(p.Values)) // union-find parent
+	for i := range buf {
+		buf[i] = i
+	}
+	var find func(int) int
+	find = func(v int) int {
+		for buf[v] != v {
+			buf[v] = buf[buf[v]]
+			v = buf[v]
+		}
+		return v
+	}
+	// End of life of every value, counting the uses of its aliases.
+	end := make([]int, len(p.Values))
 	for i, v := range p.Values {
-		if v.Storage != InArena {
+		end[i] = max(v.Last, v.Def)
+	}
+	for i, v := range p.Values {
+		if v.Alias >= 0 {
+			r := p.root(i)
+			end[r] = max(end[r], end[i])
+		}
+	}
+	spans := map[int]*span{}
+	spanOf := func(v int) *span {
+		r := find(v)
+		if spans[r] == nil {
+			spans[r] = &span{p.Values[r].Def, end[r], p.Values[r].Bytes}
+		}
+		return spans[r]
+	}
+	join := func(v, into int) {
+		sa, sb := spanOf(v), spanOf(into)
+		a, b := find(v), find(into)
+		if a == b {
+			return
+		}
+		buf[a] = b
+		sb.start, sb.end, sb.size = min(sb.start, sa.start), max(sb.end, sa.end), max(sb.size, sa.size)
+		delete(spans, a)
+	}
+	// Walk the steps in order, joining buffers.
+	for si, s := range p.Steps {
+		out := s.Out
+		if p.Values[out].Storage != InArena {
 			continue
 		}
-		end := v.Last
-		if end < v.Def {
-			end = v.Def
+		spanOf(out)
+		switch s.Kind {
+		case AliasStep:
+			join(out, s.In[0])
+		case KernelStep:
+			for k, in := range s.In {
+				if p.Values[in].Storage != InArena || !inPlaceOK(s.Node, k) || p.Values[in].Bytes != p.Values[out].Bytes {
+					continue
+				}
+				if spanOf(in).end == si {
+					join(out, in)
+					p.InPlace++
+					break
+				}
+			}
 		}
-		size := (v.Bytes + arenaAlign - 1) / arenaAlign * arenaAlign
-		items = append(items, item{i, v.Def, end, size})
+	}
+	for i, v := range p.Values {
+		if v.Storage == InArena {
+			spanOf(i)
+			p.Values[i].Buffer = find(i)
+		}
+	}
+	type item struct {
+		root int
+		span
+	}
+	var items []item
+	for r, sp := range spans {
+		s := *sp
+		s.size = (s.size + arenaAlign - 1) / arenaAlign * arenaAlign
+		items = append(items, item{r, s})
 	}
 	sort.SliceStable(items, func(a, b int) bool {
 		if items[a].size != items[b].size {
 			return items[a].size > items[b].size
 		}
-		return items[a].start < items[b].start
+		if items[a].start != items[b].start {
+			return items[a].start < items[b].start
+		}
+		return items[a].root < items[b].root
 	})
 	type placed struct {
 		start, end  int
@@ -167,6 +285,7 @@ func (p *Plan) assignArena() {
 	}
 	var done []placed
 	var arena int64
+	offset := map[int]int64{}
 	for _, it := range items {
 		var busy []placed
 		for _, d := range done {
@@ -184,20 +303,23 @@ func (p *Plan) assignArena() {
 				off = d.top
 			}
 		}
-		p.Values[it.v].Offset = off
+		offset[it.root] = off
 		done = append(done, placed{it.start, it.end, off, off + it.size})
-		if off+it.size > arena {
-			arena = off + it.size
+		arena = max(arena, off+it.size)
+	}
+	for i, v := range p.Values {
+		if v.Storage == InArena {
+			p.Values[i].Offset = offset[find(i)]
 		}
 	}
 	p.ArenaBytes = arena
-	// Peak: the largest sum of live arena bytes at any step.
+	// Peak: the largest sum of live buffer bytes at any step.
 	var peak int64
 	for si := range p.Steps {
 		var live int64
 		for _, it := range items {
 			if it.start <= si && si <= it.end {
-				live += p.Values[it.v].Bytes
+				live += spans[it.root].size
 			}
 		}
 		peak = max(peak, live)
@@ -205,24 +327,39 @@ func (p *Plan) assignArena() {
 	p.PeakBytes = peak
 }
 
-// checkArena verifies that no two arena values that are live at the same
-// step overlap in memory. Tests call it.
+// checkArena verifies that no two arena buffers that are live at the same
+// step overlap in memory. Tests call it (VerifyEachPass).
 func (p *Plan) checkArena() error {
-	for i, a := range p.Values {
-		if a.Storage != InArena {
+	type buffer struct {
+		start, end   int
+		offset, size int64
+	}
+	bufs := map[int]*buffer{}
+	for _, v := range p.Values {
+		if v.Storage != InArena {
 			continue
 		}
-		if a.Offset < 0 || a.Offset+a.Bytes > p.ArenaBytes || a.Offset%arenaAlign != 0 {
-			return fmt.Errorf("value %d at %d+%d is outside the arena of %d bytes or misaligned", i, a.Offset, a.Bytes, p.ArenaBytes)
+		if v.Offset < 0 || v.Offset+v.Bytes > p.ArenaBytes || v.Offset%arenaAlign != 0 {
+			return fmt.Errorf("value of %s at %d+%d is outside the arena of %d bytes or misaligned", v.Node, v.Offset, v.Bytes, p.ArenaBytes)
 		}
-		for j := i + 1; j < len(p.Values); j++ {
-			b := p.Values[j]
-			if b.Storage != InArena || a.Bytes == 0 || b.Bytes == 0 {
+		b := bufs[v.Buffer]
+		end := max(v.Last, v.Def)
+		if b == nil {
+			bufs[v.Buffer] = &buffer{v.Def, end, v.Offset, v.Bytes}
+			continue
+		}
+		if b.offset != v.Offset {
+			return fmt.Errorf("values of buffer %d have different offsets", v.Buffer)
+		}
+		b.start, b.end, b.size = min(b.start, v.Def), max(b.end, end), max(b.size, v.Bytes)
+	}
+	for i, a := range bufs {
+		for j, b := range bufs {
+			if i >= j || a.size == 0 || b.size == 0 {
 				continue
 			}
-			ae, be := max(a.Last, a.Def), max(b.Last, b.Def)
-			if a.Def <= be && b.Def <= ae && a.Offset < b.Offset+b.Bytes && b.Offset < a.Offset+a.Bytes {
-				return fmt.Errorf("values %d and %d are live together and overlap", i, j)
+			if a.start <= b.end && b.start <= a.end && a.offset < b.offset+b.size && b.offset < a.offset+a.size {
+				return fmt.Errorf("buffers %d and %d are live together and overlap", i, j)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -49,8 +50,18 @@ type varStore struct {
 }
 
 type varSlot struct {
-	node      *graph.Node // the user's Variable
+	node      *graph.Node  // the user's Variable
+	dtype     tensor.DType // the dtype it is held in (see Precision)
 	cur, next Buffer
+}
+
+// convertTensor returns t in dtype dt (t itself if it has it already).
+func convertTensor(t *tensor.Tensor, dt tensor.DType) *tensor.Tensor {
+	if t.DType() == dt {
+		return t
+	}
+	out, _ := tensor.FromFloat64s(dt, t.Float64s(), t.Shape()...)
+	return out
 }
 
 func newProgram(c *compilation) (*Program, error) {
@@ -78,10 +89,16 @@ func newProgram(c *compilation) (*Program, error) {
 			p.updates = true
 		}
 		s := store.slots[v.User]
+		if s != nil && s.dtype != v.Node.DType() {
+			store.refs--
+			exe.Close()
+			return nil, fmt.Errorf("exec: Compile: ShareVariables: variable %q is held as %v by the other program and %v by this one (compile both with the same Precision)", v.User.Name(), s.dtype, v.Node.DType())
+		}
 		if s == nil {
-			s = &varSlot{node: v.User}
-			if s.cur, err = c.be.NewBuffer(v.User.Value()); err == nil {
-				s.next, err = c.be.NewBuffer(v.User.Value())
+			s = &varSlot{node: v.User, dtype: v.Node.DType()}
+			init := convertTensor(v.User.Value(), v.Node.DType())
+			if s.cur, err = c.be.NewBuffer(init); err == nil {
+				s.next, err = c.be.NewBuffer(init)
 			}
 			if err != nil {
 				store.refs--
@@ -291,13 +308,13 @@ func (p *Program) Read(w *graph.Node) (*tensor.Tensor, error) {
 	if !ok {
 		return nil, fmt.Errorf("exec: Read(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
 	}
-	t := tensor.Zeros(w.DType(), w.Shape()...)
+	t := tensor.Zeros(p.slots[i].dtype, w.Shape()...)
 	p.store.mu.RLock()
 	defer p.store.mu.RUnlock()
 	if err := p.slots[i].cur.Read(t); err != nil {
 		return nil, fmt.Errorf("exec: Read(%q): %w", w.Name(), err)
 	}
-	return t, nil
+	return convertTensor(t, w.DType()), nil
 }
 
 // Write sets variable w's value to a copy of t, which must have w's type.
@@ -312,6 +329,7 @@ func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
 	if t == nil || t.DType() != w.DType() || !t.Shape().Equal(w.Shape()) {
 		return fmt.Errorf("exec: Write(%q %s): %w: got %s", w.Name(), w.Type(), ErrFeed, t.Type())
 	}
+	t = convertTensor(t, p.slots[i].dtype)
 	p.store.mu.Lock()
 	defer p.store.mu.Unlock()
 	if err := p.slots[i].cur.Write(t); err != nil {
@@ -356,4 +374,51 @@ type observerKey struct{}
 // to obs. The profiler uses it.
 func WithObserver(ctx context.Context, obs StepObserver) context.Context {
 	return context.WithValue(ctx, observerKey{}, obs)
+}
+
+// Stats describes what the compiler made of a program.
+type Stats struct {
+	GraphNodes  int   // nodes in the user's graph
+	NodesBefore int   // nodes the outputs and updates need, before optimisation
+	NodesAfter  int   // nodes after optimisation (fused groups count once)
+	Kernels     int   // kernel launches per Run
+	Copies      int   // copy steps per Run
+	Views       int   // reshapes that run as views (no copy)
+	InPlace     int   // kernels that overwrite a dying operand
+	FusedGroups []int // ops in each fused kernel (a trailing reduction counts)
+	ArenaBytes  int64 // the arena every Run works in
+	PeakBytes   int64 // the most arena bytes live at once
+	Passes      []PassTiming
+}
+
+// Stats returns the compiler's statistics for the program.
+func (p *Program) Stats() Stats {
+	s := Stats{
+		GraphNodes: p.nodes0, ArenaBytes: p.plan.ArenaBytes, PeakBytes: p.plan.PeakBytes,
+		InPlace: p.plan.InPlace, NodesAfter: p.plan.Graph.Len(), Passes: p.Passes(),
+	}
+	for _, t := range p.timings {
+		if t.Name == "prune" {
+			s.NodesBefore = t.NodesAfter
+		}
+	}
+	for _, st := range p.plan.Steps {
+		switch st.Kind {
+		case KernelStep:
+			s.Kernels++
+			if a, ok := st.Node.Attr().(*ops.FusedAttr); ok {
+				s.FusedGroups = append(s.FusedGroups, len(a.OpNames()))
+			}
+		case CopyStep:
+			s.Copies++
+		case AliasStep:
+			s.Views++
+		}
+	}
+	return s
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d graph nodes, %d needed, %d after optimisation; %d kernels (%d fused: %v), %d copies, %d views, %d in place; arena %d bytes, peak %d bytes",
+		s.GraphNodes, s.NodesBefore, s.NodesAfter, s.Kernels, len(s.FusedGroups), s.FusedGroups, s.Copies, s.Views, s.InPlace, s.ArenaBytes, s.PeakBytes)
 }

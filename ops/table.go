@@ -64,6 +64,8 @@ const (
 	OpLogSoftmax
 	// Differentiation control.
 	OpCustomGrad
+	// Compiler-made: a fused group of elementwise ops (FusedAttr).
+	OpFused
 
 	opEnd
 )
@@ -87,6 +89,8 @@ const (
 	Contraction
 	// Normalisation: Softmax-like ops along one axis (AxisAttr).
 	Normalisation
+	// Fusion: a compiler-made group of elementwise ops (FusedAttr).
+	Fusion
 )
 
 func (k Kind) String() string {
@@ -101,6 +105,8 @@ func (k Kind) String() string {
 		return "contraction"
 	case Normalisation:
 		return "normalisation"
+	case Fusion:
+		return "fusion"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -152,6 +158,7 @@ func init() {
 	defineMovement()
 	defineNormalisations()
 	defineCustom()
+	defineFused()
 	attachGradients()
 }
 

@@ -100,6 +100,11 @@ func (b *Backend) Supports(n *graph.Node) error {
 	if int(n.Op()) >= len(kernels) || kernels[n.Op()] == nil {
 		return fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, n.Op())
 	}
+	if n.Op() == ops.OpFused {
+		if err := fusedSupported(n); err != nil {
+			return fmt.Errorf("%w: cpu: %v", exec.ErrUnsupported, err)
+		}
+	}
 	return nil
 }
 

@@ -59,6 +59,7 @@ func (a *args) Threads() int { return a.inst.exe.be.threads }
 type executable struct {
 	be      *Backend
 	plan    *exec.Plan
+	views   []int     // aliases of feeds, variables and outputs: bound per run
 	kernels []*kernel // per step; nil for copies
 	mu      sync.Mutex
 	free    []*instance
@@ -81,6 +82,11 @@ type instance struct {
 // Lower prepares a kernel for every step.
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	e := &executable{be: b, plan: p, kernels: make([]*kernel, len(p.Steps))}
+	for i, v := range p.Values {
+		if v.Alias >= 0 && v.Storage != exec.InArena && v.Storage != exec.InConst {
+			e.views = append(e.views, i)
+		}
+	}
 	for i, s := range p.Steps {
 		if s.Kind != exec.KernelStep {
 			continue
@@ -122,7 +128,16 @@ func (e *executable) newInstance() *instance {
 			in.slots[i] = v.Node.Value().Bytes()
 		}
 	}
+	for i, v := range p.Values {
+		if v.Alias >= 0 && (v.Storage == exec.InArena || v.Storage == exec.InConst) {
+			in.slots[i] = in.slots[rootOf(p, i)]
+		}
+	}
 	for i, s := range p.Steps {
+		if s.Kind == exec.AliasStep {
+			in.run[i] = func() {}
+			continue
+		}
 		if s.Kind == exec.CopyStep {
 			src, dst := s.In[0], s.Out
 			in.run[i] = func() { copy(in.slots[dst], in.slots[src]) }
@@ -177,6 +192,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	for i, v := range p.Outputs {
 		in.slots[v] = f.Outputs[i].Bytes()
 	}
+	for _, v := range e.views {
+		in.slots[v] = in.slots[rootOf(p, v)]
+	}
 	step := -1
 	defer func() {
 		if r := recover(); r != nil {
@@ -187,6 +205,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			in.slots[v] = nil
 		}
 		for _, v := range p.Outputs {
+			in.slots[v] = nil
+		}
+		for _, v := range e.views {
 			in.slots[v] = nil
 		}
 		e.mu.Lock()
@@ -229,6 +250,14 @@ func describeStep(p *exec.Plan, i int) string {
 		return "copy of " + s.Node.String()
 	}
 	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
+}
+
+// rootOf follows alias links to the value that owns the bytes.
+func rootOf(p *exec.Plan, v int) int {
+	for p.Values[v].Alias >= 0 {
+		v = p.Values[v].Alias
+	}
+	return v
 }
 
 // Close releases the instances' arenas.

@@ -27,6 +27,9 @@ func Rand(dt tensor.DType, shape tensor.Shape, lo, hi float64, seed uint64) *ten
 		}
 		vals[i] = v
 	}
+	if shape == nil {
+		shape = tensor.Shape{} // a scalar, not a 1-D tensor
+	}
 	t, err := tensor.FromFloat64s(dt, vals, shape...)
 	if err != nil {
 		panic(err)

@@ -47,10 +47,22 @@ func Run(t *testing.T, open Opener) {
 	}
 	defer be.Close()
 	covered := map[string]bool{}
-	for _, c := range Cases() {
-		t.Run(c.Name, func(t *testing.T) {
-			for _, k := range runCase(t, be, c) {
-				covered[k] = true
+	// Every case runs twice: through the whole optimising pipeline, and
+	// with every optional pass off (each op its own kernel).
+	for _, mode := range []struct {
+		name string
+		opts []exec.Option
+	}{
+		{"opt", nil},
+		{"plain", []exec.Option{exec.DisablePasses("precision", "simplify", "constfold", "cse", "fuse")}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			for _, c := range Cases() {
+				t.Run(c.Name, func(t *testing.T) {
+					for _, k := range runCase(t, be, c, mode.opts...) {
+						covered[k] = true
+					}
+				})
 			}
 		})
 	}
@@ -101,7 +113,7 @@ func admits(d *ops.Def, dt tensor.DType) bool {
 
 // runCase compiles and runs one case and compares with the expected
 // values; it returns the coverage keys ("Op/f32", "Op/any") it exercised.
-func runCase(t *testing.T, be exec.Backend, c Case) []string {
+func runCase(t *testing.T, be exec.Backend, c Case, opts ...exec.Option) []string {
 	t.Helper()
 	g := graph.New()
 	outs, feeds := c.Build(g)
@@ -118,7 +130,7 @@ func runCase(t *testing.T, be exec.Backend, c Case) []string {
 	} else if c.Source == "" {
 		t.Fatalf("case %s has golden values without a Source", c.Name)
 	}
-	prog, err := exec.Compile(be, outs, exec.VerifyEachPass())
+	prog, err := exec.Compile(be, outs, append(opts, exec.VerifyEachPass())...)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -133,7 +145,13 @@ func runCase(t *testing.T, be exec.Backend, c Case) []string {
 		}
 	}
 	var keys []string
-	for _, n := range graph.Ancestors(outs...) {
+	nodes := graph.Ancestors(outs...)
+	for _, s := range prog.Plan().Steps {
+		if s.Kind == exec.KernelStep {
+			nodes = append(nodes, s.Node)
+		}
+	}
+	for _, n := range nodes {
 		if n.Op().IsLeaf() {
 			continue
 		}

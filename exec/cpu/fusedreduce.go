@@ -1,0 +1,215 @@
+package cpu
+
+import (
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// fusedReduceKernel runs a fused group whose result is reduced: the
+// elementwise program fills a chunk register that is folded into the
+// accumulators at once, so the domain-sized intermediate never exists.
+// Rows ([K, R], R reduced) fold each row; long rows are split into fixed
+// blocks whose partial results are combined in order (so the result does
+// not depend on the thread count); columns ([R, K], R reduced) give each
+// thread a range of columns and fold every row into it.
+func fusedReduceKernel(p *fusedPlan, n *graph.Node) (*kernel, error) {
+	switch p.outDT {
+	case tensor.Float32:
+		return fusedReduceT[float32, float64](p, n), nil
+	case tensor.Float64:
+		return fusedReduceT[float64, float64](p, n), nil
+	case tensor.Int32:
+		return fusedReduceT[int32, int64](p, n), nil
+	default:
+		return fusedReduceT[int64, int64](p, n), nil
+	}
+}
+
+func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
+	rp := newRedPlan(p.attr.Domain, p.attr.Reduce.Axes)
+	op := p.attr.Reduce.Op
+	// fold combines a chunk of values into an accumulator.
+	var fold func(acc A, x []T) A
+	var better func(v, best T) bool
+	switch op {
+	case ops.OpSum:
+		fold = func(s A, x []T) A {
+			var s0, s1, s2, s3 A
+			i := 0
+			for ; i+4 <= len(x); i += 4 {
+				s0 += A(x[i])
+				s1 += A(x[i+1])
+				s2 += A(x[i+2])
+				s3 += A(x[i+3])
+			}
+			for ; i < len(x); i++ {
+				s0 += A(x[i])
+			}
+			return s + (s0 + s1) + (s2 + s3)
+		}
+	case ops.OpMax:
+		better = func(v, best T) bool { return v > best || (v != v && best == best) }
+	case ops.OpMin:
+		better = func(v, best T) bool { return v < best || (v != v && best == best) }
+	}
+	K, R := 1, p.n
+	cols := rp.isCols()
+	switch {
+	case cols:
+		K, R = rp.keptDims[0], rp.redDims[0]
+	case len(rp.keptDims) == 1:
+		K, R = rp.keptDims[0], rp.redN
+	}
+	if p.n == 0 {
+		R = 0
+	}
+	k := &kernel{}
+	if cols {
+		var z A
+		k.scratch = K * int(sizeOf(z)) // sum accumulators, one per column
+		k.bind = func(a *args) func() {
+			ev := newEvaluator(p, a)
+			accs := as[A](a.scratch)
+			l := a.Loop(func(lo, hi, part int) {
+				out := as[T](a.Out())
+				for j0 := lo; j0 < hi; j0 += chunkElems {
+					m := min(chunkElems, hi-j0)
+					for r := 0; r < R; r++ {
+						ev.chunk(part, r*K+j0, m, nil)
+						x := as[T](ev.regs[part][p.outReg])[:m]
+						switch {
+						case op == ops.OpSum && r == 0:
+							for j, v := range x {
+								accs[j0+j] = A(v)
+							}
+						case op == ops.OpSum:
+							s := accs[j0 : j0+m]
+							for j, v := range x {
+								s[j] += A(v)
+							}
+						case r == 0:
+							copy(out[j0:j0+m], x)
+						default:
+							o := out[j0 : j0+m]
+							for j, v := range x {
+								if better(v, o[j]) {
+									o[j] = v
+								}
+							}
+						}
+					}
+					if op == ops.OpSum {
+						for j := j0; j < j0+m; j++ {
+							out[j] = T(accs[j])
+						}
+					}
+				}
+			})
+			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+		}
+		return k
+	}
+	// Rows: work items are (row, block) pairs with fixed-size blocks.
+	block := min(max(R, 1), blockElems)
+	blocks := (R + block - 1) / block
+	if blocks == 0 {
+		blocks = 1
+	}
+	var z T
+	var za A
+	k.scratch = K * blocks * max(int(sizeOf(za)), int(sizeOf(z)))
+	k.bind = func(a *args) func() {
+		ev := newEvaluator(p, a)
+		sums := as[A](a.scratch)
+		bests := as[T](a.scratch)
+		l := a.Loop(func(lo, hi, part int) {
+			for item := lo; item < hi; item++ {
+				row, b := item/blocks, item%blocks
+				start := row*R + b*block
+				end := min(start+block, (row+1)*R)
+				var s A
+				var best T
+				for q := start; q < end; q += chunkElems {
+					m := min(chunkElems, end-q)
+					ev.chunk(part, q, m, nil)
+					x := as[T](ev.regs[part][p.outReg])[:m]
+					if op == ops.OpSum {
+						s = fold(s, x)
+						continue
+					}
+					if q == start {
+						best = x[0]
+					}
+					for _, v := range x {
+						if better(v, best) {
+							best = v
+						}
+					}
+				}
+				if op == ops.OpSum {
+					sums[item] = s
+				} else {
+					bests[item] = best
+				}
+			}
+		})
+		// Rows shorter than a chunk: evaluate several rows per chunk.
+		rowsPerChunk := 0
+		if R > 0 && R <= chunkElems/2 {
+			rowsPerChunk = chunkElems / R
+		}
+		small := a.Loop(func(lo, hi, part int) {
+			out := as[T](a.Out())
+			for r0 := lo; r0 < hi; r0 += rowsPerChunk {
+				rows := min(rowsPerChunk, hi-r0)
+				ev.chunk(part, r0*R, rows*R, nil)
+				x := as[T](ev.regs[part][p.outReg])
+				for r := 0; r < rows; r++ {
+					seg := x[r*R : (r+1)*R]
+					if op == ops.OpSum {
+						out[r0+r] = T(fold(0, seg))
+						continue
+					}
+					best := seg[0]
+					for _, v := range seg[1:] {
+						if better(v, best) {
+							best = v
+						}
+					}
+					out[r0+r] = best
+				}
+			}
+		})
+		return func() {
+			out := as[T](a.Out())
+			if R == 0 {
+				clear(out) // a sum over nothing (Max/Min of nothing is a build error)
+				return
+			}
+			if rowsPerChunk > 0 {
+				small.Run(K, max(rowsPerChunk, grainElems/R))
+				return
+			}
+			l.Run(K*blocks, max(1, grainElems/block))
+			for row := 0; row < K; row++ {
+				if op == ops.OpSum {
+					var s A
+					for _, v := range sums[row*blocks : (row+1)*blocks] {
+						s += v
+					}
+					out[row] = T(s)
+					continue
+				}
+				best := bests[row*blocks]
+				for _, v := range bests[row*blocks+1 : (row+1)*blocks] {
+					if better(v, best) {
+						best = v
+					}
+				}
+				out[row] = best
+			}
+		}
+	}
+	return k
+}

@@ -1,0 +1,224 @@
+package exec
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// ---- constfold ----
+
+// foldLimit bounds the elements of a folded constant that is larger than
+// its operands (a broadcast is cheaper to recompute than to store).
+const foldLimit = 64
+
+var (
+	folderOnce sync.Once
+	folder     Backend
+)
+
+// cpuFolder returns the registered "cpu" backend, opened once, or nil when
+// it is not linked in (then nothing is folded).
+func cpuFolder() Backend {
+	folderOnce.Do(func() {
+		if b, err := Open("cpu"); err == nil {
+			folder = b
+		}
+	})
+	return folder
+}
+
+func foldable(n *graph.Node, ins []*graph.Node) bool {
+	if len(ins) == 0 || n.Op() == ops.OpCustomGrad || n.Op() == ops.OpFused || n.Op().IsLeaf() {
+		return false
+	}
+	size := 0
+	for _, in := range ins {
+		if in.Op() != graph.OpConst {
+			return false
+		}
+		size += in.Shape().Size()
+	}
+	out := n.Shape().Size()
+	return out <= max(size, foldLimit) && out <= 1<<22
+}
+
+// constfold evaluates every node whose operands are all constants with the
+// CPU backend's kernels and replaces it by the result, then simplifies
+// what the new constants expose.
+func constfold(c *compilation) error {
+	be := cpuFolder()
+	if be == nil {
+		return nil
+	}
+	var ferr error
+	err := c.rewrite(func(ng *graph.Graph, n *graph.Node, ins []*graph.Node, _ func(*graph.Node) *graph.Node) *graph.Node {
+		if !foldable(n, ins) {
+			return simplifyNode(c.cfg.fastMath, n, ins, 4)
+		}
+		t, err := evalConst(be, n, ins)
+		if err != nil {
+			ferr = fmt.Errorf("folding %s (built at %s): %w", n, n.Site(), err)
+			return nil
+		}
+		return ng.ConstShared(t, n.Site())
+	})
+	if ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// evalConst runs one node on constant operands.
+func evalConst(be Backend, n *graph.Node, ins []*graph.Node) (*tensor.Tensor, error) {
+	g := graph.New()
+	cs := make([]*graph.Node, len(ins))
+	for i, in := range ins {
+		cs[i] = g.ConstShared(in.Value(), in.Site())
+	}
+	m := ops.Rebuild(g, n, cs)
+	if !m.Valid() {
+		return nil, m.Err()
+	}
+	p, err := Compile(be, []*graph.Node{m}, func(c *config) error {
+		for _, name := range []string{"precision", "simplify", "constfold", "cse", "fuse"} {
+			c.disabled[name] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	out, err := p.Run(context.Background(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// ---- cse ----
+
+var commutative = map[graph.Op]bool{
+	ops.OpAdd: true, ops.OpMul: true, ops.OpMaximum: true, ops.OpMinimum: true,
+	ops.OpEqual: true, ops.OpNotEqual: true, ops.OpAnd: true, ops.OpOr: true,
+}
+
+// cseKey identifies a node's value: op, complete attribute, operands
+// (sorted for commutative ops); for constants, dtype, shape and the data.
+func cseKey(n *graph.Node, ins []*graph.Node) string {
+	var b strings.Builder
+	b.WriteString(n.Op().String())
+	if n.Op() == graph.OpConst {
+		t := n.Value()
+		if len(t.Bytes()) > 4096 {
+			return "" // large constants are merged only when identical nodes
+		}
+		h := fnv.New64a()
+		h.Write(t.Bytes())
+		fmt.Fprintf(&b, "|%s|%x|%d", t.Type(), h.Sum64(), len(t.Bytes()))
+		return b.String()
+	}
+	if a := n.Attr(); a != nil {
+		b.WriteByte('|')
+		b.WriteString(a.String())
+	}
+	ids := make([]int, len(ins))
+	for i, in := range ins {
+		ids[i] = in.ID()
+	}
+	if commutative[n.Op()] {
+		sort.Ints(ids)
+	}
+	var buf [8]byte
+	for _, id := range ids {
+		binary.LittleEndian.PutUint64(buf[:], uint64(id))
+		b.WriteByte('|')
+		b.Write(buf[:])
+	}
+	return b.String()
+}
+
+// cse merges nodes that compute the same value. Every attribute is part
+// of the key, so Softmax over different axes, or Softmax and LogSoftmax
+// of one operand, stay distinct.
+func cse(c *compilation) error {
+	seen := map[string]*graph.Node{}
+	return c.rewrite(func(ng *graph.Graph, n *graph.Node, ins []*graph.Node, _ func(*graph.Node) *graph.Node) *graph.Node {
+		key := cseKey(n, ins)
+		if key == "" {
+			return nil
+		}
+		if m, ok := seen[key]; ok {
+			if n.Op() != graph.OpConst || equalBytes(m.Value().Bytes(), n.Value().Bytes()) {
+				return m
+			}
+		}
+		m := ops.Rebuild(ng, n, ins)
+		seen[key] = m
+		return m
+	})
+}
+
+func equalBytes(a, b []byte) bool { return string(a) == string(b) }
+
+// ---- precision ----
+
+// precision converts float computation from the graph's float type to the
+// one asked for: Inputs are cast on entry, Consts and Variables are held
+// in the new type, Casts to the old type retarget, and outputs are cast
+// back to their declared types.
+func precision(c *compilation) error {
+	to := c.cfg.precision
+	if to == 0 {
+		return nil
+	}
+	from := tensor.Float32
+	if to == tensor.Float32 {
+		from = tensor.Float64
+	}
+	userTypes := make([]tensor.DType, len(c.gOuts))
+	for i, n := range c.gOuts {
+		userTypes[i] = n.DType()
+	}
+	convert := func(t *tensor.Tensor) *tensor.Tensor {
+		out, _ := tensor.FromFloat64s(to, t.Float64s(), t.Shape()...)
+		return out
+	}
+	err := c.rewriteLeaves(func(ng *graph.Graph, n *graph.Node) (*graph.Node, *graph.Node) {
+		if n.DType() != from {
+			return nil, nil
+		}
+		if n.Op() == graph.OpInput {
+			m := ops.Rebuild(ng, n, nil)
+			return m, ops.Cast(m, to)
+		}
+		m := ng.Add(graph.Spec{Op: graph.OpVariable, DType: to, Shape: n.Shape(), Value: convert(n.Value()), Name: n.Name(), Site: n.Site()})
+		return m, m
+	}, func(ng *graph.Graph, n *graph.Node, ins []*graph.Node, _ func(*graph.Node) *graph.Node) *graph.Node {
+		switch {
+		case n.Op() == graph.OpConst && n.DType() == from:
+			return ng.ConstShared(convert(n.Value()), n.Site())
+		case n.Op() == ops.OpCast && n.DType() == from:
+			return ops.Cast(ins[0], to)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, n := range c.gOuts {
+		if n.DType() != userTypes[i] {
+			c.gOuts[i] = ops.Cast(n, userTypes[i])
+		}
+	}
+	return c.g.Err()
+}
