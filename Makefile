@@ -6,7 +6,7 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace
 
 demo:
 	$(GO) run ./examples/spirals
@@ -17,13 +17,13 @@ demo:
 test:
 	$(GO) vet $(PKGS)
 	LOOM_VERIFY=1 $(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race ./exec/...
+	$(GO) test -count=1 -race ./exec/... ./profile/
 
 test-short:
 	$(GO) test -short $(PKGS)
 
 race:
-	$(GO) test -race ./exec/...
+	$(GO) test -race ./exec/... ./profile/
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -53,3 +53,9 @@ fuzz:
 
 clean:
 	rm -f bench.out trace.json loss.png
+
+# Check that Chrome DevTools' trace parser ingests a loom trace (needs node
+# and npm; installs @paulirish/trace_engine into scripts/check-trace).
+check-trace:
+	$(GO) run ./examples/profile -steps 2 -out $${TMPDIR:-/tmp}/loom-check-trace.json > /dev/null
+	scripts/check-trace/run.sh $${TMPDIR:-/tmp}/loom-check-trace.json

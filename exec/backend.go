@@ -54,12 +54,18 @@ type Frame struct {
 	Outputs []*tensor.Tensor // host destinations of Plan.Outputs, of the right types
 	// Observer, when non-nil, is told about every step (the profiler's hook).
 	Observer StepObserver
+	id       int // stable number of the frame in its Program (the trace's "run N" thread)
 }
 
-// StepObserver receives one call per executed step: its index in
-// Plan.Steps and its start and end in nanoseconds of the observer's clock
-// (see Now). worker identifies the goroutine or stream that ran it.
+// StepObserver receives the timing of every executed step (the profiler's
+// hook). Times are nanoseconds on the observer's clock (Now).
 type StepObserver interface {
 	Now() int64
-	Step(step, worker int, start, end int64)
+	// Step reports step (an index into Plan.Steps) from start to end, on
+	// the goroutine that ran the Run.
+	Step(step int, start, end int64)
+	// Part reports a piece of a parallel step that ran on another worker
+	// goroutine (numbered from 1; the Run's own goroutine is 0): handed
+	// over at dispatched, run from start to end.
+	Part(step, worker int, dispatched, start, end int64)
 }

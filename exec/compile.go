@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -19,6 +20,7 @@ type config struct {
 	ignoreUnused bool
 	precision    tensor.DType
 	fastMath     bool
+	rec          *profile.Recorder
 	verify       bool
 	disabled     map[string]bool
 	share        *Program
@@ -232,6 +234,7 @@ func Compile(be Backend, outputs []*graph.Node, opts ...Option) (*Program, error
 	if err := c.runPasses(); err != nil {
 		return nil, err
 	}
+	recordCompile(cfg.rec, be, c.timings)
 	return newProgram(c)
 }
 

@@ -323,8 +323,9 @@ type cancelAt struct {
 	steps  int
 }
 
-func (c *cancelAt) Now() int64 { return 0 }
-func (c *cancelAt) Step(step, worker int, start, end int64) {
+func (c *cancelAt) Now() int64                           { return 0 }
+func (c *cancelAt) Part(step, worker int, d, s, e int64) {}
+func (c *cancelAt) Step(step int, start, end int64) {
 	c.steps++
 	if step == c.at {
 		c.cancel()

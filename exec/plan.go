@@ -94,8 +94,9 @@ type Plan struct {
 	Outputs    []int // value index of each output (InOutput)
 	Consts     []int // value index of each constant (InConst)
 	ArenaBytes int64
-	PeakBytes  int64 // largest total of simultaneously live arena bytes
-	InPlace    int   // kernel steps that overwrite an operand's buffer
+	PeakBytes  int64   // largest total of simultaneously live arena bytes
+	InPlace    int     // kernel steps that overwrite an operand's buffer
+	Live       []int64 // arena bytes live during each step
 }
 
 // arenaAlign is the alignment of every arena value: a cache line, which
@@ -194,8 +195,7 @@ func (p *Plan) assignArena() {
 	for i := range buf {
 		buf[i] = i
 	}
-	var find func(int) int
-	find = func(v int) int {
+	find := func(v int) int {
 		for buf[v] != v {
 			buf[v] = buf[buf[v]]
 			v = buf[v]
@@ -313,18 +313,17 @@ func (p *Plan) assignArena() {
 		}
 	}
 	p.ArenaBytes = arena
-	// Peak: the largest sum of live buffer bytes at any step.
-	var peak int64
-	for si := range p.Steps {
-		var live int64
-		for _, it := range items {
-			if it.start <= si && si <= it.end {
-				live += spans[it.root].size
-			}
+	// Live bytes at every step, and the peak.
+	p.Live = make([]int64, len(p.Steps))
+	for _, it := range items {
+		for si := max(it.start, 0); si <= it.end && si < len(p.Steps); si++ {
+			p.Live[si] += spans[it.root].size
 		}
-		peak = max(peak, live)
 	}
-	p.PeakBytes = peak
+	p.PeakBytes = 0
+	for _, l := range p.Live {
+		p.PeakBytes = max(p.PeakBytes, l)
+	}
 }
 
 // checkArena verifies that no two arena buffers that are live at the same

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -38,6 +39,9 @@ type Program struct {
 	running   sync.WaitGroup
 	framesMu  sync.Mutex
 	freeFrame []*Frame
+	frames    int // frames made so far
+	infoOnce  sync.Once
+	infos     []stepInfo
 }
 
 // varStore holds variable buffers; programs sharing variables share it.
@@ -201,8 +205,14 @@ func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) e
 		return err
 	}
 	copy(f.Outputs, outs)
+	var rr *runRecorder
+	var runStart int64
 	if obs, ok := ctx.Value(observerKey{}).(StepObserver); ok {
 		f.Observer = obs
+	} else if rec := profile.FromContext(ctx); rec != nil {
+		rr = p.startRecording(rec, f)
+		f.Observer = rr
+		runStart = rec.Now()
 	}
 	if p.updates {
 		p.store.mu.Lock()
@@ -214,7 +224,11 @@ func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) e
 	for i, s := range p.slots {
 		f.Vars[i], f.Next[i] = s.cur, s.next
 	}
-	if err := p.exe.Run(ctx, f); err != nil {
+	err := p.exe.Run(ctx, f)
+	if rr != nil {
+		rr.finish(runStart, err)
+	}
+	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("exec: Run: %w", err)
 		}
@@ -279,8 +293,11 @@ func (p *Program) frame() *Frame {
 		p.framesMu.Unlock()
 		return f
 	}
+	p.frames++
+	id := p.frames - 1
 	p.framesMu.Unlock()
 	return &Frame{
+		id:      id,
 		Inputs:  make([]*tensor.Tensor, len(p.plan.Inputs)),
 		Vars:    make([]Buffer, len(p.plan.Vars)),
 		Next:    make([]Buffer, len(p.plan.Vars)),

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -112,4 +114,80 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps), "ns/kernel")
+}
+
+// mlpStep builds the 784-256-10 MLP training step (batch 64, ReLU,
+// softmax cross-entropy, SGD) used by the profiler and peer benchmarks.
+func mlpStep(b *testing.B, be exec.Backend) (*exec.Program, exec.Feeds) {
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 64, 784)
+	y := g.Input("y", tensor.Float32, 64, 10)
+	w1 := g.Variable("w1", exectest.Rand(tensor.Float32, tensor.Shape{784, 256}, -0.05, 0.05, 1))
+	b1 := g.Variable("b1", tensor.Zeros(tensor.Float32, 256))
+	w2 := g.Variable("w2", exectest.Rand(tensor.Float32, tensor.Shape{256, 10}, -0.05, 0.05, 2))
+	b2 := g.Variable("b2", tensor.Zeros(tensor.Float32, 10))
+	h := ops.Relu(ops.Add(ops.MatMul(x, w1), b1))
+	logits := ops.Add(ops.MatMul(h, w2), b2)
+	loss := ops.Neg(ops.Mean(ops.Sum(ops.Mul(y, ops.LogSoftmax(logits, -1)), -1)))
+	params := []*graph.Node{w1, b1, w2, b2}
+	grads := autodiff.Grad(loss, params...)
+	var opts []exec.Option
+	for i, p := range params {
+		opts = append(opts, exec.Update(p, ops.Sub(p, ops.Mul(ops.Scalar(p, 0.01), grads[i]))))
+	}
+	p, err := exec.Compile(be, []*graph.Node{loss}, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	labels := exectest.Rand(tensor.Float32, tensor.Shape{64, 10}, 0, 0.2, 4)
+	return p, exec.Feeds{x: exectest.Rand(tensor.Float32, tensor.Shape{64, 784}, 0, 1, 3), y: labels}
+}
+
+// BenchmarkProfiler measures the cost of recording: the MLP training step
+// and the fused 50-op chain on 1M elements, with and without a Recorder
+// in the context.
+func BenchmarkProfiler(b *testing.B) {
+	be, err := cpu.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	mlp, mlpFeeds := mlpStep(b, be)
+	defer mlp.Close()
+	_, x, y := chain(1<<20, false)
+	ch, err := exec.Compile(be, []*graph.Node{y})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ch.Close()
+	chFeeds := exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 2)}
+	for _, w := range []struct {
+		name  string
+		p     *exec.Program
+		feeds exec.Feeds
+	}{{"mlp", mlp, mlpFeeds}, {"chain1M", ch, chFeeds}} {
+		for _, on := range []bool{false, true} {
+			name := w.name + "/off"
+			if on {
+				name = w.name + "/on"
+			}
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				var rec *profile.Recorder
+				if on {
+					rec = profile.New()
+					ctx = profile.NewContext(ctx, rec)
+				}
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := w.p.Run(ctx, w.feeds); err != nil {
+						b.Fatal(err)
+					}
+					if rec != nil && i%256 == 255 {
+						rec.Reset() // keep the event list bounded
+					}
+				}
+			})
+		}
+	}
 }

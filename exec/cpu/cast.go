@@ -50,7 +50,7 @@ func floatToInt[S float, D integer](d []D, s []S) {
 func toBool[S castable](d []uint8, s []S) {
 	s = s[:len(d)]
 	for i := range d {
-		d[i] = b2u(s[i] != 0)
+		d[i] = u8(s[i] != 0)
 	}
 }
 
@@ -156,7 +156,7 @@ func castViaFloat32(from, to tensor.DType) func(d, s []byte) {
 			case tensor.BFloat16:
 				as[tensor.BF16](d)[i] = tensor.BF16FromFloat32(v)
 			case tensor.Bool:
-				d[i] = b2u(v != 0)
+				d[i] = u8(v != 0)
 			case tensor.Int32:
 				as[int32](d)[i] = int32(tensor.FloatToInt(float64(v), 32))
 			case tensor.Int64:

@@ -192,13 +192,13 @@ func prepareCompare(n *graph.Node) (*kernel, error) {
 }
 
 func compare[T ordered](op graph.Op, bc *bcast) *kernel {
-	f := compareOf[T](op)
+	f := compareRun[T](op)
 	return &kernel{bind: func(a *args) func() {
 		offsets := make([][2]int, a.Threads())
 		l := a.Loop(func(lo, hi, part int) {
 			x, y, d := as[T](a.In(0)), as[T](a.In(1)), a.Out()
 			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				cmpRun(d[p:p+m], x[o[0]:], bc.vec[0], y[o[1]:], bc.vec[1], f)
+				f(d[p:p+m], x[o[0]:], bc.vec[0], y[o[1]:], bc.vec[1])
 			})
 		})
 		return func() { l.Run(bc.n, grainElems) }
@@ -286,13 +286,7 @@ func where[T uint8 | uint16 | uint32 | uint64](bc *bcast) *kernel {
 			c, x, y, d := a.In(0), as[T](a.In(1)), as[T](a.In(2)), as[T](a.Out())
 			cs, xs, ys := bc.vec[0], bc.vec[1], bc.vec[2]
 			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				for i := 0; i < m; i++ {
-					if c[o[0]+i*cs] != 0 {
-						d[p+i] = x[o[1]+i*xs]
-					} else {
-						d[p+i] = y[o[2]+i*ys]
-					}
-				}
+				selectRun(d[p:p+m], c[o[0]:], cs, x[o[1]:], xs, y[o[2]:], ys)
 			})
 		})
 		return func() { l.Run(bc.n, grainElems) }

@@ -51,7 +51,7 @@ type loop struct {
 }
 
 // Run runs the loop over [0,n) in parts of at least grain iterations.
-func (l *loop) Run(n, grain int) { l.inst.exe.be.pool.For(n, grain, &l.inst.wg, l.fn) }
+func (l *loop) Run(n, grain int) { l.inst.exe.be.pool.For(n, grain, &l.inst.wg, l.inst.tr, l.fn) }
 
 // Threads is the most parts a For loop is split into.
 func (a *args) Threads() int { return a.inst.exe.be.threads }
@@ -73,6 +73,9 @@ type instance struct {
 	slots [][]byte
 	run   []func()
 	wg    sync.WaitGroup
+	// tr is set while a profiled Run executes (nil otherwise).
+	tr    *tracer
+	trBuf tracer
 	// panicked holds a panic raised in a worker goroutine, re-raised in the
 	// caller so that Run turns it into an error.
 	pmu      sync.Mutex
@@ -200,6 +203,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, describeStep(p, step), r)
 		}
+		in.tr = nil
 		// Drop references to the caller's memory before pooling.
 		for _, v := range p.Inputs {
 			in.slots[v] = nil
@@ -226,9 +230,12 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			}
 		}
 		if obs != nil {
+			in.trBuf = tracer{obs: obs, step: i}
+			in.tr = &in.trBuf
 			t0 := obs.Now()
 			run()
-			obs.Step(i, 0, t0, obs.Now())
+			obs.Step(i, t0, obs.Now())
+			in.tr = nil
 		} else {
 			run()
 		}

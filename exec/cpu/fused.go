@@ -76,7 +76,7 @@ func fusedSupported(n *graph.Node) error {
 func planFused(n *graph.Node) (*fusedPlan, error) {
 	a, ok := n.Attr().(*ops.FusedAttr)
 	if !ok {
-		return nil, fmt.Errorf("Fused without a program")
+		return nil, fmt.Errorf("a Fused node without a program")
 	}
 	p := &fusedPlan{attr: a, n: a.Domain.Size(), outDT: n.DType()}
 	ins := n.Inputs()
@@ -331,29 +331,13 @@ func arithMicro[T num](op graph.Op, srcs []source) (func(d []byte, s [3][]byte, 
 }
 
 func compareMicro[T ordered](op graph.Op, as0, bs0 int) func(d []byte, s [3][]byte, m int) {
-	f := compareOf[T](op)
-	return func(d []byte, s [3][]byte, m int) {
-		if as0 == 0 && bs0 == 0 {
-			v := f(as[T](s[0])[0], as[T](s[1])[0])
-			for i := range d[:m] {
-				d[i] = v
-			}
-			return
-		}
-		cmpRun(d[:m], as[T](s[0]), as0, as[T](s[1]), bs0, f)
-	}
+	f := compareRun[T](op)
+	return func(d []byte, s [3][]byte, m int) { f(d[:m], as[T](s[0]), as0, as[T](s[1]), bs0) }
 }
 
 func whereMicro[T uint8 | uint16 | uint32 | uint64](cs, xs, ys int) func(d []byte, s [3][]byte, m int) {
 	return func(d []byte, s [3][]byte, m int) {
-		c, x, y, out := s[0], as[T](s[1]), as[T](s[2]), as[T](d)[:m]
-		for i := range out {
-			if c[i*cs] != 0 {
-				out[i] = x[i*xs]
-			} else {
-				out[i] = y[i*ys]
-			}
-		}
+		selectRun(as[T](d)[:m], s[0], cs, as[T](s[1]), xs, as[T](s[2]), ys)
 	}
 }
 

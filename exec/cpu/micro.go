@@ -179,39 +179,6 @@ func divSV[T float](d []T, s T, b []T) {
 	}
 }
 
-// fmax and fmin propagate NaN, as NumPy's maximum and minimum do.
-func fmax[T float](x, y T) T {
-	if x > y || x != x {
-		return x
-	}
-	if y != y {
-		return y
-	}
-	if x == y && x == 0 { // max(-0, +0) is +0
-		if math.Signbit(float64(x)) {
-			return y
-		}
-		return x
-	}
-	return y
-}
-
-func fmin[T float](x, y T) T {
-	if x < y || x != x {
-		return x
-	}
-	if y != y {
-		return y
-	}
-	if x == y && x == 0 { // min(-0, +0) is -0
-		if math.Signbit(float64(x)) {
-			return x
-		}
-		return y
-	}
-	return y
-}
-
 func fpow[T float](x, y T) T { return T(math.Pow(float64(x), float64(y))) }
 
 // ---- integer-only semantics ----
@@ -257,9 +224,6 @@ func ipow[T integer](x, y T) T {
 	return r
 }
 
-func imax[T integer](x, y T) T { return max(x, y) }
-func imin[T integer](x, y T) T { return min(x, y) }
-
 // ---- generic binary through a scalar function (Pow, Maximum, ...) ----
 
 func mapVV[T any](d, a, b []T, f func(T, T) T) {
@@ -299,9 +263,9 @@ func binaryOps[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s T)
 	case ops.OpPow:
 		f = powOf[T]()
 	case ops.OpMaximum:
-		f = maxOf[T]()
+		return maxVV[T], maxVS[T], func(d []T, s T, b []T) { maxVS(d, b, s) }, true
 	case ops.OpMinimum:
-		f = minOf[T]()
+		return minVV[T], minVS[T], func(d []T, s T, b []T) { minVS(d, b, s) }, true
 	default:
 		return nil, nil, nil, false
 	}
@@ -343,84 +307,6 @@ func powOf[T num]() func(T, T) T {
 		return any(fpow[float32]).(func(T, T) T)
 	default:
 		return any(fpow[float64]).(func(T, T) T)
-	}
-}
-
-func maxOf[T num]() func(T, T) T {
-	var z T
-	switch any(z).(type) {
-	case int32:
-		return any(imax[int32]).(func(T, T) T)
-	case int64:
-		return any(imax[int64]).(func(T, T) T)
-	case float32:
-		return any(fmax[float32]).(func(T, T) T)
-	default:
-		return any(fmax[float64]).(func(T, T) T)
-	}
-}
-
-func minOf[T num]() func(T, T) T {
-	var z T
-	switch any(z).(type) {
-	case int32:
-		return any(imin[int32]).(func(T, T) T)
-	case int64:
-		return any(imin[int64]).(func(T, T) T)
-	case float32:
-		return any(fmin[float32]).(func(T, T) T)
-	default:
-		return any(fmin[float64]).(func(T, T) T)
-	}
-}
-
-// ---- comparisons: bool results stored as bytes 0/1 ----
-
-func b2u(b bool) uint8 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func compareOf[T ordered](op graph.Op) func(x, y T) uint8 {
-	switch op {
-	case ops.OpEqual:
-		return func(x, y T) uint8 { return b2u(x == y) }
-	case ops.OpNotEqual:
-		return func(x, y T) uint8 { return b2u(x != y) }
-	case ops.OpLess:
-		return func(x, y T) uint8 { return b2u(x < y) }
-	case ops.OpLessEqual:
-		return func(x, y T) uint8 { return b2u(x <= y) }
-	case ops.OpGreater:
-		return func(x, y T) uint8 { return b2u(x > y) }
-	case ops.OpGreaterEqual:
-		return func(x, y T) uint8 { return b2u(x >= y) }
-	}
-	return nil
-}
-
-// cmpRun compares a run: as and bs are 0 (scalar) or 1 (vector) strides.
-func cmpRun[T ordered](d []uint8, a []T, as int, b []T, bs int, f func(x, y T) uint8) {
-	switch {
-	case as == 1 && bs == 1:
-		a, b = a[:len(d)], b[:len(d)]
-		for i := range d {
-			d[i] = f(a[i], b[i])
-		}
-	case as == 1:
-		a = a[:len(d)]
-		s := b[0]
-		for i := range d {
-			d[i] = f(a[i], s)
-		}
-	default:
-		s := a[0]
-		b = b[:len(d)]
-		for i := range d {
-			d[i] = f(s, b[i])
-		}
 	}
 }
 
@@ -468,12 +354,9 @@ func unaryFloat[T float](op graph.Op) func(d, a []T) {
 		return func(d, a []T) {
 			a = a[:len(d)]
 			for i := range d {
-				// NaN propagates, as max(x, 0) in NumPy.
-				if x := a[i]; x > 0 || x != x {
-					d[i] = x
-				} else {
-					d[i] = 0
-				}
+				// The builtin max is branch-free here and propagates NaN,
+				// as NumPy's maximum(x, 0) does; max(-0, 0) is +0.
+				d[i] = max(a[i], 0)
 			}
 		}
 	case ops.OpSqrt:

@@ -1,0 +1,149 @@
+package exec
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/profile"
+)
+
+// Version is loom's version, written into traces.
+const Version = "0.1.0-dev"
+
+// Record makes Compile record its passes into rec, as slices on the
+// trace's "compile" process (one per pass, with node counts before and
+// after). Runs record into the Recorder their context carries
+// (profile.NewContext).
+func Record(rec *profile.Recorder) Option {
+	return func(c *config) error { c.rec = rec; return nil }
+}
+
+// recordCompile writes the pass timings into the Recorder.
+func recordCompile(rec *profile.Recorder, be Backend, timings []PassTiming) {
+	if rec == nil || len(timings) == 0 {
+		return
+	}
+	pid := rec.Process("compile", 0)
+	tid := rec.Thread(pid, "pipeline", 0)
+	start, end := rec.At(timings[0].Start), rec.At(timings[len(timings)-1].End)
+	rec.Span(pid, tid, "compile", "Compile for "+be.Name(), start, end, nil, nil)
+	for _, t := range timings {
+		if t.Skipped {
+			continue
+		}
+		rec.Span(pid, tid, "compile", t.Name, rec.At(t.Start), rec.At(t.End), nil, map[string]any{
+			"nodes_before": t.NodesBefore, "nodes_after": t.NodesAfter, "steps": t.StepsAfter, "arena_bytes": t.ArenaAfter,
+		})
+	}
+}
+
+// stepInfo is what the profiler shows of each step, built once per
+// program on its first profiled run.
+type stepInfo struct {
+	kernel *profile.Kernel
+	cat    string
+	live   map[string]float64 // the memory counter after the step
+	skip   bool               // a view: nothing ran
+}
+
+func (p *Program) stepInfos() []stepInfo {
+	p.infoOnce.Do(func() {
+		dev := p.be.Device().Name
+		live := p.plan.Live
+		infos := make([]stepInfo, len(p.plan.Steps))
+		for i, s := range p.plan.Steps {
+			out := p.plan.Values[s.Out]
+			k := &profile.Kernel{Device: dev, Outputs: []string{out.Node.Type()}, BytesWritten: out.Bytes, Site: s.Node.Site()}
+			for _, in := range s.In {
+				v := p.plan.Values[in]
+				k.Inputs = append(k.Inputs, v.Node.Type())
+				k.BytesRead += v.Bytes
+			}
+			info := stepInfo{kernel: k, cat: "kernel", live: map[string]float64{"arena live bytes": float64(live[i])}}
+			switch s.Kind {
+			case CopyStep:
+				k.Name, k.Op, info.cat = "Copy", "Copy", "copy"
+				k.Nodes = []int{s.Node.ID()}
+			case AliasStep:
+				info.skip = true
+			default:
+				n := s.Node
+				k.Name, k.Op, k.Nodes = n.Op().String(), n.Op().String(), []int{n.ID()}
+				if a, ok := n.Attr().(*ops.FusedAttr); ok {
+					k.Fused = a.OpNames()
+					k.Name = "Fused[" + strings.Join(k.Fused, ",") + "]"
+					k.Nodes = a.Nodes
+					if len(a.Sites) > 0 {
+						k.Site = a.Sites[len(a.Sites)-1]
+					}
+				}
+				if d := ops.Lookup(n.Op()); d != nil && d.FLOPs != nil {
+					k.FLOPs = d.FLOPs(n)
+				} else {
+					k.FLOPs = float64(n.Shape().Size())
+				}
+			}
+			infos[i] = info
+		}
+		p.infos = infos
+	})
+	return p.infos
+}
+
+// runRecorder is the StepObserver of one profiled Run.
+type runRecorder struct {
+	rec      *profile.Recorder
+	infos    []stepInfo
+	pid, tid int
+	mu       sync.Mutex
+	workers  map[int]int // worker -> tid
+}
+
+func (r *runRecorder) Now() int64 { return r.rec.Now() }
+
+func (r *runRecorder) Step(step int, start, end int64) {
+	info := &r.infos[step]
+	if info.skip {
+		return
+	}
+	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, nil)
+	r.rec.Counter(r.pid, "memory", end, info.live)
+}
+
+func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
+	r.mu.Lock()
+	tid, ok := r.workers[worker]
+	if !ok {
+		tid = r.rec.Thread(r.pid, "worker "+strconv.Itoa(worker), 1000+worker)
+		r.workers[worker] = tid
+	}
+	r.mu.Unlock()
+	info := &r.infos[step]
+	r.rec.Span(r.pid, tid, "kernel-part", info.kernel.Name, start, end, nil, map[string]any{"step": step, "site": info.kernel.Site})
+	r.rec.Flow("dispatch", r.pid, r.tid, dispatched, r.pid, tid, start)
+}
+
+// startRecording prepares the observer of a profiled Run on frame f.
+func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
+	dev := p.be.Device()
+	rec.SetMeta("loom_version", Version)
+	rec.SetMeta("backend", p.be.Name())
+	rec.SetMeta("device", dev.String())
+	pid := rec.Process(dev.Name, 1)
+	return &runRecorder{
+		rec: rec, infos: p.stepInfos(), pid: pid,
+		tid:     rec.Thread(pid, "run "+strconv.Itoa(f.id), f.id),
+		workers: map[int]int{},
+	}
+}
+
+// finishRecording records the Run's own slice.
+func (r *runRecorder) finish(start int64, err error) {
+	args := map[string]any{"steps": len(r.infos)}
+	if err != nil {
+		args["error"] = err.Error()
+	}
+	r.rec.Span(r.pid, r.tid, "run", "Run", start, r.rec.Now(), nil, args)
+}
