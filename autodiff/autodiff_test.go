@@ -415,3 +415,32 @@ func TestLinearRegression(t *testing.T) {
 		t.Errorf("fit w=%v b=%v, want 3 and -2", wv, bv)
 	}
 }
+
+// TestSoftmaxCrossEntropy: stable for logits of magnitude 1e4, and the
+// gradient with respect to the logits is softmax - one-hot.
+// Row 0: logits 1e4 - [0,1,2], label 0: loss = -log softmax_0 =
+// log(1+e^-1+e^-2) = 0.40760596444438 (Python float64), gradient
+// softmax - e0 = [0.66524096-1, 0.24472847, 0.09003057].
+// Row 1: logits [-1e4, 0, 1e4], label 1: loss = 1e4 (softmax is [0, e^-1e4,
+// 1] to double precision), gradient [0, -1, 1].
+func TestSoftmaxCrossEntropy(t *testing.T) {
+	g := graph.New()
+	logits := g.Input("logits", tensor.Float64, 2, 3)
+	labels := g.Input("labels", tensor.Int64, 2)
+	loss := ops.SparseSoftmaxCrossEntropy(logits, labels)
+	d := autodiff.Grad(ops.Sum(loss), logits)[0]
+	lv, _ := tensor.FromFloat64s(tensor.Float64, []float64{1e4, 1e4 - 1, 1e4 - 2, -1e4, 0, 1e4}, 2, 3)
+	yv, _ := tensor.FromFloat64s(tensor.Int64, []float64{0, 1}, 2)
+	out := run(t, []*graph.Node{loss, d}, exec.Feeds{logits: lv, labels: yv})
+	for i, want := range []float64{0.4076059644443804, 1e4} {
+		if got := out[0].Float64(i); !near(got, want) {
+			t.Errorf("loss[%d] = %v, want %v", i, got, want)
+		}
+	}
+	p := []float64{0.6652409557748218, 0.24472847105479764, 0.09003057317038046}
+	for i, want := range []float64{p[0] - 1, p[1], p[2], 0, -1, 1} {
+		if got := out[1].Float64(i); !near(got, want) {
+			t.Errorf("gradient[%d] = %v, want %v", i, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
 )
 
 func defineNormalisations() {
@@ -57,4 +58,54 @@ func LogSumExp(x *graph.Node, axes ...int) *graph.Node {
 		shape = append(shape, keep[i])
 	}
 	return Reshape(out, shape...)
+}
+
+// SoftmaxCrossEntropy returns the cross-entropy between the softmax of
+// logits along axis and the target distribution labels (same shape; each
+// row should sum to 1, as a one-hot encoding does): -sum(labels *
+// LogSoftmax(logits)) along axis, one value per row. It is computed
+// through LogSoftmax, so it is stable for logits of any magnitude, and its
+// gradient with respect to the logits is softmax(logits) - labels.
+func SoftmaxCrossEntropy(logits, labels *graph.Node, axis int) *graph.Node {
+	if _, bad := graph.Operands("SoftmaxCrossEntropy", logits, labels); bad != nil {
+		return bad
+	}
+	if !logits.Shape().Equal(labels.Shape()) {
+		return fail(graph.ErrShape, "SoftmaxCrossEntropy", []*graph.Node{logits, labels}, "labels must have the logits' shape")
+	}
+	return Neg(Sum(Mul(labels, LogSoftmax(logits, axis)), axis))
+}
+
+// OneHot returns a tensor of dtype dt with a new last axis of length
+// classes: element [..., k] is 1 where indices[...] == k, else 0. indices
+// must be integers; values outside [0, classes) give all-zero rows.
+func OneHot(indices *graph.Node, classes int, dt tensor.DType) *graph.Node {
+	g, bad := graph.Operands("OneHot", indices)
+	if bad != nil {
+		return bad
+	}
+	if !indices.DType().IsInt() {
+		return fail(graph.ErrDType, "OneHot", []*graph.Node{indices}, "indices must be integers, got %v", indices.DType())
+	}
+	if classes < 1 {
+		return fail(graph.ErrShape, "OneHot", []*graph.Node{indices}, "classes must be positive, got %d", classes)
+	}
+	iota := make([]float64, classes)
+	for i := range iota {
+		iota[i] = float64(i)
+	}
+	t, _ := tensor.FromFloat64s(indices.DType(), iota, classes)
+	return Cast(Equal(ExpandDims(indices, -1), g.ConstShared(t, "")), dt)
+}
+
+// SparseSoftmaxCrossEntropy is SoftmaxCrossEntropy over the last axis with
+// the target given as integer class indices (one per row of logits).
+func SparseSoftmaxCrossEntropy(logits, classes *graph.Node) *graph.Node {
+	if _, bad := graph.Operands("SparseSoftmaxCrossEntropy", logits, classes); bad != nil {
+		return bad
+	}
+	if logits.Rank() == 0 || !classes.Shape().Equal(logits.Shape()[:logits.Rank()-1]) {
+		return fail(graph.ErrShape, "SparseSoftmaxCrossEntropy", []*graph.Node{logits, classes}, "classes must have the logits' shape without the last axis")
+	}
+	return SoftmaxCrossEntropy(logits, OneHot(classes, logits.Shape()[logits.Rank()-1], logits.DType()), -1)
 }
