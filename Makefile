@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 .PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace
 
 demo:
-	$(GO) run ./examples/spirals
+	$(GO) run ./examples/mnist
 
 # The full test suite: every package with graph.Verify after every compile
 # pass, the race detector on the packages with concurrency, and the fuzz

