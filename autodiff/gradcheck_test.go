@@ -112,6 +112,9 @@ var gradCases = map[string][]gradCase{
 		{"broadcast-batch", []operand{{tensor.Shape{2, 1, 3, 4}, uniform(-1, 1)}, {tensor.Shape{3, 4, 2}, uniform(-1, 1)}}, mm},
 		{"vec-mat", []operand{{tensor.Shape{4}, uniform(-1, 1)}, {tensor.Shape{4, 3}, uniform(-1, 1)}}, mm},
 		{"mat-vec", []operand{{tensor.Shape{2, 4}, uniform(-1, 1)}, {tensor.Shape{4}, uniform(-1, 1)}}, mm},
+		{"transA", []operand{{tensor.Shape{4, 3}, uniform(-1, 1)}, {tensor.Shape{4, 5}, uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node { return ops.MatMulT(x[0], x[1], true, false) }},
+		{"transB", []operand{{tensor.Shape{3, 4}, uniform(-1, 1)}, {tensor.Shape{5, 4}, uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node { return ops.MatMulT(x[0], x[1], false, true) }},
+		{"transAB-batch", []operand{{tensor.Shape{2, 4, 3}, uniform(-1, 1)}, {tensor.Shape{5, 4}, uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node { return ops.MatMulT(x[0], x[1], true, true) }},
 	},
 	"Sum": {
 		{"all", op1(tensor.Shape{2, 3, 4}, uniform(-1, 1)), func(x []*graph.Node) *graph.Node { return ops.Sum(x[0]) }},

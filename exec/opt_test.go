@@ -83,6 +83,9 @@ func TestSimplifyRules(t *testing.T) {
 		"Where(c, x, x) -> x": {func(x, xi, pos, x3 *graph.Node) *graph.Node {
 			return ops.Exp(ops.Where(ops.Greater(x, sc(x, 0)), pos, pos))
 		}, ops.OpWhere},
+		"MatMul(T(a), T(b)) -> MatMul with transposition flags": {func(x, xi, pos, x3 *graph.Node) *graph.Node {
+			return ops.Add(ops.Sum(ops.MatMul(ops.Transpose(x), pos)), ops.Sum(ops.MatMul(x, ops.Transpose(pos)))) // transA and transB
+		}, ops.OpTranspose},
 		"Sum over length-1 axes -> Reshape": {func(x, xi, pos, x3 *graph.Node) *graph.Node { return ops.Sum(ops.Reshape(x, 2, 1, 3), 1) }, ops.OpSum},
 		"Max over length-1 axes -> Reshape": {func(x, xi, pos, x3 *graph.Node) *graph.Node { return ops.Max(ops.Reshape(x, 2, 3, 1), 2) }, ops.OpMax},
 		"Min over length-1 axes -> Reshape": {func(x, xi, pos, x3 *graph.Node) *graph.Node { return ops.MinKeepDims(ops.Reshape(x, 1, 2, 3), 0) }, ops.OpMin},

@@ -43,6 +43,7 @@ var Rules = []Rule{
 	{"Where(c, x, x) -> x", ops.OpWhere, false, func(n *graph.Node, in []*graph.Node) *graph.Node {
 		return ifSame(in[1], in[2], func() *graph.Node { return like(n, in[1]) })
 	}},
+	{"MatMul(T(a), T(b)) -> MatMul with transposition flags", ops.OpMatMul, false, foldMatMulTranspose},
 	{"Sum over length-1 axes -> Reshape", ops.OpSum, false, reduceOfOnes},
 	{"Max over length-1 axes -> Reshape", ops.OpMax, false, reduceOfOnes},
 	{"Min over length-1 axes -> Reshape", ops.OpMin, false, reduceOfOnes},
@@ -255,4 +256,39 @@ func simplifyNode(fastMath bool, n *graph.Node, ins []*graph.Node, depth int) *g
 		return m
 	}
 	return nil
+}
+
+// swapsLastTwo reports whether x is a Transpose that only exchanges the
+// last two axes.
+func swapsLastTwo(x *graph.Node) bool {
+	if x.Op() != ops.OpTranspose {
+		return false
+	}
+	p := x.Attr().(ops.PermAttr).Perm
+	r := len(p)
+	for i := 0; i < r-2; i++ {
+		if p[i] != i {
+			return false
+		}
+	}
+	return r >= 2 && p[r-2] == r-1 && p[r-1] == r-2
+}
+
+// foldMatMulTranspose turns a product of transposed operands into a
+// product with transposition flags: the kernel reads the operand in the
+// other order instead of a Transpose kernel copying it.
+func foldMatMulTranspose(n *graph.Node, in []*graph.Node) *graph.Node {
+	ta, tb := ops.MatMulFlags(n)
+	a, b := in[0], in[1]
+	changed := false
+	if swapsLastTwo(a) {
+		a, ta, changed = a.Input(0), !ta, true
+	}
+	if swapsLastTwo(b) {
+		b, tb, changed = b.Input(0), !tb, true
+	}
+	if !changed {
+		return nil
+	}
+	return ops.MatMulT(a, b, ta, tb)
 }

@@ -40,16 +40,6 @@ func keepShape(x *graph.Node, a AxesAttr) []int {
 	return s
 }
 
-// lastTwo swaps the last two axes.
-func lastTwo(x *graph.Node) *graph.Node {
-	r := x.Rank()
-	perm := make([]int, r)
-	for i := range perm {
-		perm[i] = i
-	}
-	perm[r-2], perm[r-1] = r-1, r-2
-	return Transpose(x, perm...)
-}
 
 // reducedIota is an Int64 constant of x's shape with the kept axes set to
 // 1, holding each position's row-major index over the reduced axes: the
@@ -149,10 +139,23 @@ func attachGradients() {
 			func() *graph.Node { return sumTo(Where(c, zero(g), g), b) })
 	})
 	set(OpMatMul, func(n, g *graph.Node, need []bool) []*graph.Node {
+		// C = op(A)·op(B): d op(A) = g·op(B)ᵀ and d op(B) = op(A)ᵀ·g, each
+		// built as one product with flags (no Transpose nodes).
 		a, b := in(n, 0), in(n, 1)
+		ta, tb := MatMulFlags(n)
 		return each(need,
-			func() *graph.Node { return sumTo(MatMul(g, lastTwo(b)), a) },
-			func() *graph.Node { return sumTo(MatMul(lastTwo(a), g), b) })
+			func() *graph.Node {
+				if ta { // dA = (g·op(B)ᵀ)ᵀ = op(B)·gᵀ
+					return sumTo(MatMulT(b, g, tb, true), a)
+				}
+				return sumTo(MatMulT(g, b, false, !tb), a)
+			},
+			func() *graph.Node {
+				if tb { // dB = (op(A)ᵀ·g)ᵀ = gᵀ·op(A)
+					return sumTo(MatMulT(g, a, true, ta), b)
+				}
+				return sumTo(MatMulT(a, g, !ta, false), b)
+			})
 	})
 	set(OpSum, func(n, g *graph.Node, need []bool) []*graph.Node {
 		return each(need, func() *graph.Node {

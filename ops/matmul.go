@@ -8,19 +8,69 @@ import (
 func defineMatMul() {
 	define(&Def{Op: OpMatMul, Name: "MatMul", Arity: 2, Kind: Contraction, DType: sameDType(floats), Shape: shMatMul, Differentiable: true,
 		FLOPs: func(n *graph.Node) float64 {
-			a := n.Input(0).Shape()
-			k := a[len(a)-1]
+			_, k := MatMulDims(n)
 			return 2 * float64(k) * float64(n.Shape().Size())
 		}})
 }
 
-func shMatMul(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) {
+// MatMulAttr is the optional attribute of MatMul: the product uses the
+// transpose of its first (TransA) or second (TransB) operand's last two
+// axes, without materialising it. The builder MatMul makes plain products;
+// the compiler folds Transposes into these flags, and gradients use them.
+type MatMulAttr struct{ TransA, TransB bool }
+
+func (a MatMulAttr) String() string {
+	switch {
+	case a.TransA && a.TransB:
+		return "transA transB"
+	case a.TransA:
+		return "transA"
+	case a.TransB:
+		return "transB"
+	}
+	return ""
+}
+
+// MatMulFlags returns the transposition flags of a MatMul node.
+func MatMulFlags(n *graph.Node) (transA, transB bool) {
+	if a, ok := n.Attr().(MatMulAttr); ok {
+		return a.TransA, a.TransB
+	}
+	return false, false
+}
+
+// MatMulDims returns the row count m and inner dimension k of a MatMul
+// node's product (after transposition).
+func MatMulDims(n *graph.Node) (m, k int) {
+	a := n.Input(0).Shape()
+	ta, _ := MatMulFlags(n)
+	if ta {
+		return a[len(a)-1], a[len(a)-2]
+	}
+	return a[len(a)-2], a[len(a)-1]
+}
+
+func shMatMul(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, b := in[0], in[1]
 	if len(a) < 2 || len(b) < 2 {
 		return nil, shapeErr("the primitive needs rank >= 2 operands")
 	}
+	var flags MatMulAttr
+	if attr != nil {
+		f, ok := attr.(MatMulAttr)
+		if !ok {
+			return nil, argErr("MatMul's attribute must be a MatMulAttr")
+		}
+		flags = f
+	}
 	m, k1 := a[len(a)-2], a[len(a)-1]
+	if flags.TransA {
+		m, k1 = k1, m
+	}
 	k2, n := b[len(b)-2], b[len(b)-1]
+	if flags.TransB {
+		k2, n = n, k2
+	}
 	if k1 != k2 {
 		return nil, shapeErr("inner dimensions %d and %d differ", k1, k2)
 	}
@@ -88,4 +138,15 @@ func MatMul(a, b *graph.Node) *graph.Node {
 		s = s[:len(s)-1]
 	}
 	return Reshape(out, s...)
+}
+
+// MatMulT is the primitive matrix product of rank >= 2 operands with
+// transposition flags: op(a)·op(b), where op transposes the last two axes
+// when its flag is set. Batch dimensions broadcast as in MatMul.
+func MatMulT(a, b *graph.Node, transA, transB bool) *graph.Node {
+	var attr graph.Attr
+	if transA || transB {
+		attr = MatMulAttr{TransA: transA, TransB: transB}
+	}
+	return Apply(OpMatMul, attr, a, b)
 }

@@ -19,13 +19,18 @@ var blasImpl gonum.Implementation
 // batch index i of the result reads a at aOff[i] and b at bOff[i].
 type mmPlan struct {
 	m, n, k    int
+	transA     bool
+	transB     bool
+	lda, ldb   int
 	aOff, bOff []int
 }
 
 func newMMPlan(n *graph.Node) *mmPlan {
 	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
 	r := len(out)
-	p := &mmPlan{m: out[r-2], n: out[r-1], k: as[len(as)-1]}
+	ta, tb := ops.MatMulFlags(n)
+	_, k := ops.MatMulDims(n)
+	p := &mmPlan{m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb, lda: as[len(as)-1], ldb: bs[len(bs)-1]}
 	batch := out[:r-2]
 	nb := batch.Size()
 	p.aOff, p.bOff = make([]int, nb), make([]int, nb)
@@ -63,14 +68,21 @@ func prepareMatMul(n *graph.Node) (*kernel, error) {
 	switch n.DType() {
 	case tensor.Float32:
 		return mmKernel(p, func(a, b, c []float32) {
-			blasImpl.Sgemm(blas.NoTrans, blas.NoTrans, p.m, p.n, p.k, 1, a, p.k, b, p.n, 0, c, p.n)
+			blasImpl.Sgemm(trans(p.transA), trans(p.transB), p.m, p.n, p.k, 1, a, p.lda, b, p.ldb, 0, c, p.n)
 		}), nil
 	case tensor.Float64:
 		return mmKernel(p, func(a, b, c []float64) {
-			blasImpl.Dgemm(blas.NoTrans, blas.NoTrans, p.m, p.n, p.k, 1, a, p.k, b, p.n, 0, c, p.n)
+			blasImpl.Dgemm(trans(p.transA), trans(p.transB), p.m, p.n, p.k, 1, a, p.lda, b, p.ldb, 0, c, p.n)
 		}), nil
 	}
 	return nil, fmt.Errorf("no MatMul kernel for %v", n.DType())
+}
+
+func trans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
 }
 
 func mmKernel[T float32 | float64](p *mmPlan, gemm func(a, b, c []T)) *kernel {

@@ -314,6 +314,30 @@ func matmulCases() []Case {
 		{"large", tensor.Shape{64, 100}, tensor.Shape{100, 70}},
 	}
 	var cs []Case
+	// Transposition flags (what the compiler folds Transposes into).
+	flagged := []struct {
+		name   string
+		a, b   tensor.Shape
+		ta, tb bool
+	}{
+		{"transA", tensor.Shape{5, 3}, tensor.Shape{5, 4}, true, false},
+		{"transB", tensor.Shape{3, 5}, tensor.Shape{4, 5}, false, true},
+		{"transAB", tensor.Shape{5, 3}, tensor.Shape{4, 5}, true, true},
+		{"transA-batch", tensor.Shape{2, 1, 6, 3}, tensor.Shape{4, 6, 2}, true, false},
+		{"transB-large", tensor.Shape{64, 100}, tensor.Shape{70, 100}, false, true},
+	}
+	for _, f := range flagged {
+		for _, dt := range floatTypes {
+			f, dt := f, dt
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("MatMul/%s/%s", f.name, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := inputs(g, Rand(dt, f.a, -1, 1, 13), Rand(dt, f.b, -1, 1, 14))
+					return []*graph.Node{ops.MatMulT(ns[0], ns[1], f.ta, f.tb)}, feeds
+				},
+			})
+		}
+	}
 	for _, p := range pairs {
 		for _, dt := range floatTypes {
 			p, dt := p, dt

@@ -147,7 +147,8 @@ func evalOp(n *graph.Node, in []*ref) (*ref, error) {
 	case ops.Reduction:
 		return evalReduce(n, in[0], out)
 	case ops.Contraction:
-		return evalMatMul(in[0], in[1], out), nil
+		ta, tb := ops.MatMulFlags(n)
+		return evalMatMul(in[0], in[1], out, ta, tb), nil
 	case ops.Normalisation:
 		return evalSoftmax(n, in[0], out), nil
 	case ops.Movement:
@@ -344,22 +345,29 @@ func evalReduce(n *graph.Node, x, out *ref) (*ref, error) {
 	return out, nil
 }
 
-func evalMatMul(a, b, out *ref) *ref {
+func evalMatMul(a, b, out *ref, transA, transB bool) *ref {
 	r := len(out.shape)
-	m, nn := out.shape[r-2], out.shape[r-1]
 	k := a.shape[len(a.shape)-1]
+	if transA {
+		k = a.shape[len(a.shape)-2]
+	}
 	for p := range out.data {
 		idx := index(out.shape, p)
 		i, j := idx[r-2], idx[r-1]
 		var s float64
 		for l := 0; l < k; l++ {
 			ai := append(append([]int{}, idx[:r-2]...), i, l)
+			if transA {
+				ai = append(append([]int{}, idx[:r-2]...), l, i)
+			}
 			bi := append(append([]int{}, idx[:r-2]...), l, j)
+			if transB {
+				bi = append(append([]int{}, idx[:r-2]...), j, l)
+			}
 			s += a.at(ai) * b.at(bi)
 		}
 		out.data[p] = s
 	}
-	_, _ = m, nn
 	return out
 }
 
