@@ -6,7 +6,7 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers
 
 demo:
 	$(GO) run ./examples/mnist
@@ -59,3 +59,11 @@ clean:
 check-trace:
 	$(GO) run ./examples/profile -steps 2 -out $${TMPDIR:-/tmp}/loom-check-trace.json > /dev/null
 	scripts/check-trace/run.sh $${TMPDIR:-/tmp}/loom-check-trace.json
+
+# Peer benchmarks (issue 7): loom, Gorgonia and PyTorch CPU on the same
+# workloads, timed alternately; one table, JSON in bench/results/. bench/ is
+# a nested module, so the main module never depends on a peer. Pass flags
+# with ARGS, e.g. make bench-peers ARGS='-threads 2 -rounds 8 -filter matmul'
+# (-quick for a smoke run, -check to cross-check the engines' numbers).
+bench-peers:
+	cd bench && $(GO) run ./cmd/peers $(ARGS)

@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Kinds of workload.
+const (
+	KindMLP    = "mlp"    // one SGD training step of a ReLU MLP with softmax cross-entropy
+	KindChain  = "chain"  // 50 elementwise ops on [N/1024, 1024] float32
+	KindMatMul = "matmul" // N×N times N×N float32
+	KindXent   = "xent"   // softmax cross-entropy forward and backward on [Rows, Classes] logits
+)
+
+// Spec describes one workload completely: torch_bench.py receives it as
+// JSON and builds the same computation from it.
+type Spec struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+
+	// mlp: Layers[0] inputs, Layers[len-1] classes, ReLU between;
+	// Batch rows; SGD with learning rate LR.
+	Layers []int   `json:"layers,omitempty"`
+	Batch  int     `json:"batch,omitempty"`
+	LR     float64 `json:"lr,omitempty"`
+
+	// chain: N elements; Tanh makes every third op a tanh.
+	// matmul: N×N×N.
+	N    int  `json:"n,omitempty"`
+	Tanh bool `json:"tanh,omitempty"`
+
+	// xent: Rows×Classes logits.
+	Rows    int `json:"rows,omitempty"`
+	Classes int `json:"classes,omitempty"`
+
+	// Seed is the base of the seeds of every input (see the builders).
+	Seed uint64 `json:"seed"`
+}
+
+// FLOPs is the floating-point operation count of one iteration where it is
+// well defined (matmul: 2n³), else 0.
+func (s Spec) FLOPs() float64 {
+	if s.Kind == KindMatMul {
+		return 2 * float64(s.N) * float64(s.N) * float64(s.N)
+	}
+	return 0
+}
+
+// Chain constants: exactly as chain() in exec/cpu/bench_test.go, 50 ops,
+// alternately y*0.999 and y+row, every third a tanh when Tanh is set.
+const (
+	ChainOps   = 50
+	ChainScale = 0.999
+	ChainRow   = 1024
+)
+
+// ChainOp says what op i of the chain is: 't' tanh, 'm' multiply, 'a' add.
+func ChainOp(i int, tanh bool) byte {
+	switch {
+	case tanh && i%3 == 2:
+		return 't'
+	case i%2 == 0:
+		return 'm'
+	default:
+		return 'a'
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dM", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dK", n>>10)
+	}
+	return fmt.Sprint(n)
+}
+
+// MLPSpec returns the MLP training-step workload for the given layer sizes.
+func MLPSpec(batch int, layers ...int) Spec {
+	parts := make([]string, len(layers))
+	for i, l := range layers {
+		parts[i] = fmt.Sprint(l)
+	}
+	name := "mlp" + strings.Join(parts, "-")
+	return Spec{Name: fmt.Sprintf("%s/b%d", name, batch), Kind: KindMLP, Layers: layers, Batch: batch, LR: 0.1, Seed: 100}
+}
+
+// ChainSpec returns the 50-op chain on n elements (n a multiple of 1024).
+func ChainSpec(n int, tanh bool) Spec {
+	name := "chain-muladd/"
+	if tanh {
+		name = "chain-muladdtanh/"
+	}
+	return Spec{Name: name + sizeName(n), Kind: KindChain, N: n, Tanh: tanh, Seed: 200}
+}
+
+// MatMulSpec returns the n×n×n matrix product.
+func MatMulSpec(n int) Spec {
+	return Spec{Name: fmt.Sprintf("matmul/%d", n), Kind: KindMatMul, N: n, Seed: 300}
+}
+
+// XentSpec returns softmax cross-entropy forward+backward on rows×classes logits.
+func XentSpec(rows, classes int) Spec {
+	return Spec{Name: fmt.Sprintf("xent/%dx%d", rows, classes), Kind: KindXent, Rows: rows, Classes: classes, Seed: 400}
+}
+
+// Workloads lists the benchmark workloads of issue 7; quick keeps only the
+// small sizes (for smoke tests).
+func Workloads(quick bool) []Spec {
+	if quick {
+		return []Spec{
+			MLPSpec(64, 784, 256, 10),
+			ChainSpec(1<<10, false),
+			ChainSpec(1<<10, true),
+			MatMulSpec(64),
+			XentSpec(256, 1000),
+		}
+	}
+	ws := []Spec{MLPSpec(64, 784, 256, 10), MLPSpec(256, 784, 1024, 1024, 10)}
+	for _, tanh := range []bool{false, true} {
+		for _, n := range []int{1 << 10, 1 << 20, 1 << 24} {
+			ws = append(ws, ChainSpec(n, tanh))
+		}
+	}
+	for _, n := range []int{64, 256, 512, 1024, 2048} {
+		ws = append(ws, MatMulSpec(n))
+	}
+	return append(ws, XentSpec(256, 1000))
+}
+
+// Filter keeps the specs whose names match re (nil keeps all).
+func Filter(specs []Spec, re *regexp.Regexp) []Spec {
+	if re == nil {
+		return specs
+	}
+	var out []Spec
+	for _, s := range specs {
+		if re.MatchString(s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Inputs of the workloads, shared by every engine (torch_bench.py has the
+// same formulas): seeds are Spec.Seed plus the offsets below.
+//
+//	mlp:    x = Uniform(seed+0, batch*in, 0, 1); labels = Classes(seed+1, batch, out);
+//	        layer l (0-based): W = Uniform(seed+10+2l, in*out, -a, a) laid out [in,out],
+//	        b = Uniform(seed+11+2l, out, -a, a), a = 1/sqrt(in).
+//	chain:  x = Uniform(seed+0, n, -1, 1) as [n/1024,1024]; row = Uniform(seed+1, 1024, -0.01, 0.01).
+//	matmul: a = Uniform(seed+0, n*n, -1, 1), b = Uniform(seed+1, n*n, -1, 1).
+//	xent:   logits = Uniform(seed+0, rows*classes, -3, 3); labels = Classes(seed+1, rows, classes).
+type mlpData struct {
+	x, y []float32   // [batch,in], one-hot [batch,out]
+	w, b [][]float32 // per layer
+}
+
+func (s Spec) mlpData() mlpData {
+	in, out := s.Layers[0], s.Layers[len(s.Layers)-1]
+	d := mlpData{
+		x: Uniform(s.Seed, s.Batch*in, 0, 1),
+		y: OneHot(Classes(s.Seed+1, s.Batch, out), out),
+	}
+	for l := 0; l+1 < len(s.Layers); l++ {
+		fi, fo := s.Layers[l], s.Layers[l+1]
+		a := initScale(fi)
+		d.w = append(d.w, Uniform(s.Seed+10+2*uint64(l), fi*fo, -a, a))
+		d.b = append(d.b, Uniform(s.Seed+11+2*uint64(l), fo, -a, a))
+	}
+	return d
+}
+
+func (s Spec) chainData() (x, row []float32) {
+	return Uniform(s.Seed, s.N, -1, 1), Uniform(s.Seed+1, ChainRow, -0.01, 0.01)
+}
+
+func (s Spec) matmulData() (a, b []float32) {
+	return Uniform(s.Seed, s.N*s.N, -1, 1), Uniform(s.Seed+1, s.N*s.N, -1, 1)
+}
+
+func (s Spec) xentData() (logits, y []float32) {
+	return Uniform(s.Seed, s.Rows*s.Classes, -3, 3), OneHot(Classes(s.Seed+1, s.Rows, s.Classes), s.Classes)
+}

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""PyTorch (CPU) side of loom's peer benchmarks; see bench/doc.go.
+
+The Go runner (bench/cmd/peers) starts this once and drives it over a line
+protocol: one JSON object per line on stdin, one JSON reply per line on
+stdout (stdout carries nothing else). Commands:
+
+  {"cmd": "hello", "threads": n, "inplace": b}        -> {"ok": true, "torch": ..., "threads": n, "blas": path, ...}
+  {"cmd": "new", "id": k, "spec": {...}}  -> {"ok": true}        builds workload k (a bench.Spec)
+  {"cmd": "run", "id": k, "iters": n}     -> {"ok": true, "ns": t} n iterations took t ns
+  {"cmd": "check", "id": k}               -> {"ok": true, "out": {name: [floats]}}
+  {"cmd": "close", "id": k}               -> {"ok": true}
+  {"cmd": "quit"}
+Any failure answers {"ok": false, "error": "..."}.
+
+Inputs come from the same splitmix64 generator as bench/data.go, so every
+engine sees the same bits without sending data over the pipe.
+"""
+import json
+import math
+import sys
+import time
+import traceback
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+MASK = (1 << 64) - 1
+CHECK_MAX = 4096  # bench.CheckMax
+
+
+def mix(seed, n):
+    i = np.arange(1, n + 1, dtype=np.uint64)
+    z = np.uint64((seed * 0xD1B54A32D192ED03) & MASK) + i * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def uniform(seed, n, lo, hi):
+    """bench.Uniform: lo + (hi-lo)*u in float64, rounded once to float32."""
+    u = (mix(seed, n) >> np.uint64(40)).astype(np.float64) / float(1 << 24)
+    return torch.from_numpy(((hi - lo) * u + lo).astype(np.float32))
+
+
+def classes(seed, n, k):
+    """bench.Classes."""
+    return torch.from_numpy((((mix(seed, n) >> np.uint64(40)) * np.uint64(k)) >> np.uint64(24)).astype(np.int64))
+
+
+def subsample(t):
+    v = t.detach().reshape(-1)
+    stride = max(1, (v.numel() + CHECK_MAX - 1) // CHECK_MAX)
+    return [float(a) for a in v[::stride].tolist()]
+
+
+class MLP:
+    """nn.Linear layers with ReLU between, F.cross_entropy, torch.optim.SGD."""
+
+    def __init__(self, s):
+        L = s["layers"]
+        seed = s["seed"]
+        self.x = uniform(seed, s["batch"] * L[0], 0, 1).reshape(s["batch"], L[0])
+        self.t = classes(seed + 1, s["batch"], L[-1])
+        layers, self.init = [], []
+        for l in range(len(L) - 1):
+            fi, fo = L[l], L[l + 1]
+            a = 1 / math.sqrt(fi)
+            lin = torch.nn.Linear(fi, fo)
+            w = uniform(seed + 10 + 2 * l, fi * fo, -a, a).reshape(fi, fo)  # [in,out] as loom's
+            b = uniform(seed + 11 + 2 * l, fo, -a, a)
+            with torch.no_grad():
+                lin.weight.copy_(w.t())
+                lin.bias.copy_(b)
+            self.init.append((w, b))
+            layers.append(lin)
+            if l + 2 < len(L):
+                layers.append(torch.nn.ReLU())
+        self.model = torch.nn.Sequential(*layers)
+        self.lins = [m for m in self.model if isinstance(m, torch.nn.Linear)]
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=s["lr"])
+
+    def step(self):
+        self.opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(self.model(self.x), self.t)
+        loss.backward()
+        self.opt.step()
+        return loss
+
+    def check(self):
+        out = {"loss": []}
+        for i in range(3):
+            out["loss"].append(float(self.step().item()))
+            if i == 0:
+                for l, lin in enumerate(self.lins):
+                    w0, b0 = self.init[l]
+                    out["dW%d" % l] = subsample(lin.weight.detach().t() - w0)
+                    out["db%d" % l] = subsample(lin.bias.detach() - b0)
+        return out
+
+
+class Chain:
+    """The 50-op chain, eager, out of place: y*0.999, y+row, torch.tanh(y)
+    (every op allocates its result, as in user code); with "inplace" set by
+    hello: one clone of x, then y.mul_(0.999), y.add_(row), torch.tanh(y, out=y)."""
+    inplace = False
+
+    def __init__(self, s):
+        n, seed = s["n"], s["seed"]
+        self.x = uniform(seed, n, -1, 1).reshape(n // 1024, 1024)
+        self.row = uniform(seed + 1, 1024, -0.01, 0.01)
+        self.tanh = s.get("tanh", False)
+
+    def step(self):
+        with torch.no_grad():
+            y, row = self.x, self.row
+            if Chain.inplace:
+                y = y.clone()
+                for i in range(50):
+                    if self.tanh and i % 3 == 2:
+                        torch.tanh(y, out=y)
+                    elif i % 2 == 0:
+                        y.mul_(0.999)
+                    else:
+                        y.add_(row)
+                return y
+            for i in range(50):
+                if self.tanh and i % 3 == 2:
+                    y = torch.tanh(y)
+                elif i % 2 == 0:
+                    y = y * 0.999
+                else:
+                    y = y + row
+            return y
+
+    def check(self):
+        return {"out": subsample(self.step())}
+
+
+class MatMul:
+    """torch.mm(a, b, out=c)."""
+
+    def __init__(self, s):
+        n, seed = s["n"], s["seed"]
+        self.a = uniform(seed, n * n, -1, 1).reshape(n, n)
+        self.b = uniform(seed + 1, n * n, -1, 1).reshape(n, n)
+        self.c = torch.empty(n, n)
+
+    def step(self):
+        return torch.mm(self.a, self.b, out=self.c)
+
+    def check(self):
+        return {"out": subsample(self.step())}
+
+
+class Xent:
+    """F.cross_entropy(logits, classes) and its backward into logits.grad."""
+
+    def __init__(self, s):
+        r, k, seed = s["rows"], s["classes"], s["seed"]
+        self.logits = uniform(seed, r * k, -3, 3).reshape(r, k).requires_grad_(True)
+        self.t = classes(seed + 1, r, k)
+
+    def step(self):
+        self.logits.grad = None
+        loss = F.cross_entropy(self.logits, self.t)
+        loss.backward()
+        return loss
+
+    def check(self):
+        loss = self.step()
+        return {"loss": [float(loss.item())], "grad": subsample(self.logits.grad)}
+
+
+def blas():
+    """The BLAS library this process mapped (torch links Debian's libblas.so.3
+    alternative: the reference BLAS unless OpenBLAS is installed)."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if "blas" in path.lower() and ".so" in path:
+                    return path
+    except OSError:
+        pass
+    return "unknown"
+
+
+KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent}
+
+
+def main():
+    out = sys.stdout
+    sys.stdout = sys.stderr  # nothing but replies on the protocol stream
+    insts = {}
+
+    def reply(obj):
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            cmd = req.get("cmd")
+            if cmd == "quit":
+                reply({"ok": True})
+                return
+            if cmd == "hello":
+                n = int(req.get("threads", 1))
+                Chain.inplace = bool(req.get("inplace", False))
+                torch.set_num_threads(n)
+                try:
+                    torch.set_num_interop_threads(1)
+                except RuntimeError:
+                    pass  # already set
+                reply({"ok": True, "torch": torch.__version__, "numpy": np.__version__,
+                       "python": sys.version.split()[0], "threads": torch.get_num_threads(),
+                       "interop_threads": torch.get_num_interop_threads(), "blas": blas(),
+                       "inplace": Chain.inplace})
+            elif cmd == "new":
+                s = req["spec"]
+                insts[req["id"]] = KINDS[s["kind"]](s)
+                reply({"ok": True})
+            elif cmd == "run":
+                inst, iters = insts[req["id"]], int(req["iters"])
+                t0 = time.perf_counter_ns()
+                for _ in range(iters):
+                    inst.step()
+                reply({"ok": True, "ns": time.perf_counter_ns() - t0})
+            elif cmd == "check":
+                reply({"ok": True, "out": insts[req["id"]].check()})
+            elif cmd == "close":
+                insts.pop(req["id"], None)
+                reply({"ok": True})
+            else:
+                reply({"ok": False, "error": "unknown command %r" % cmd})
+        except Exception as e:  # keep serving: the Go side decides
+            traceback.print_exc(file=sys.stderr)
+            reply({"ok": False, "error": "%s: %s" % (type(e).__name__, e)})
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["blas"]:
+        print(blas())
+    else:
+        main()
