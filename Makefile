@@ -12,11 +12,13 @@ demo:
 	$(GO) run ./examples/mnist
 
 # The full test suite: every package with graph.Verify after every compile
-# pass, the race detector on the packages with concurrency, and the fuzz
-# targets' seed corpora (they run as ordinary tests).
+# pass, the kernels again with the pure-Go fallbacks (build tag noasm), the
+# race detector on the packages with concurrency, and the fuzz targets'
+# seed corpora (they run as ordinary tests).
 test:
 	$(GO) vet $(PKGS)
 	LOOM_VERIFY=1 $(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -tags noasm ./internal/... ./exec/...
 	$(GO) test -count=1 -race ./exec/... ./profile/
 
 test-short:

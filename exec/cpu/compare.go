@@ -22,6 +22,9 @@ func u8(b bool) uint8 {
 // get their own loops (twice as fast as the strided one); the select is
 // branch-free: m is all ones where the condition holds.
 func selectRun[T uint8 | uint16 | uint32 | uint64](d []T, c []uint8, cs int, x []T, xs int, y []T, ys int) {
+	if vectorSelect(d, c, cs, x, xs, y, ys) {
+		return
+	}
 	switch {
 	case cs == 1 && xs == 1 && ys == 1:
 		c, x, y = c[:len(d)], x[:len(d)], y[:len(d)]
@@ -202,6 +205,9 @@ func cmpGe[T ordered](d []uint8, a []T, as int, b []T, bs int) {
 // compareRun returns the comparison loop of op; as and bs are the operand
 // strides (1 for a vector, 0 for a scalar).
 func compareRun[T ordered](op graph.Op) func(d []uint8, a []T, as int, b []T, bs int) {
+	if f := vectorCompare[T](op); f != nil {
+		return f
+	}
 	switch op {
 	case ops.OpEqual:
 		return cmpEq[T]

@@ -250,6 +250,9 @@ func mapSV[T any](d []T, s T, b []T, f func(T, T) T) {
 // binaryOps returns the VV, VS and SV micro-ops of an arithmetic op for
 // element type T; ok is false if the op is not arithmetic.
 func binaryOps[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T), ok bool) {
+	if vv, vs, sv, ok := vectorBinary[T](op); ok {
+		return vv, vs, sv, true
+	}
 	var f func(T, T) T
 	switch op {
 	case ops.OpAdd:
@@ -313,6 +316,9 @@ func powOf[T num]() func(T, T) T {
 // ---- unary ----
 
 func unaryFloat[T float](op graph.Op) func(d, a []T) {
+	if f := vectorUnary[T](op); f != nil {
+		return f
+	}
 	apply := func(f func(float64) float64) func(d, a []T) {
 		return func(d, a []T) {
 			a = a[:len(d)]

@@ -147,7 +147,7 @@ func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error)
 	if op == ops.OpArgMax || op == ops.OpArgMin {
 		return argKernel[T](p, better), nil
 	}
-	return selectKernel[T](p, better), nil
+	return selectKernel[T](p, better, op == ops.OpMax), nil
 }
 
 // sumKernel sums with accumulator A.
@@ -156,6 +156,9 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 		var s0, s1, s2, s3 A
 		i := 0
 		if stride == 1 {
+			if s, ok := vectorSum(x[off : off+n]); ok {
+				return A(s)
+			}
 			x = x[off : off+n]
 			for ; i+4 <= n; i += 4 {
 				s0 += A(x[i])
@@ -247,7 +250,7 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 
 // selectKernel computes Max or Min: better(v, best) says v replaces best
 // (NaN always wins, so NaN propagates).
-func selectKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
+func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *kernel {
 	k := &kernel{}
 	if p.isCols() && p.outN >= 64 {
 		K, R := p.keptDims[0], p.redDims[0]
@@ -276,6 +279,14 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
 				base := p.base(o)
 				best := x[base]
 				p.runs(base, func(off, n, stride, _ int) {
+					if stride == 1 && n > 0 {
+						if v, ok := vectorExtreme(x[off:off+n], isMax); ok {
+							if better(v, best) {
+								best = v
+							}
+							return
+						}
+					}
 					for i := 0; i < n; i++ {
 						if v := x[off+i*stride]; better(v, best) {
 							best = v

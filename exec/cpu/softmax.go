@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -44,6 +45,10 @@ func softmaxKernel[T float](outer, A, inner int, log bool) *kernel {
 		l := a.Loop(func(lo, hi, _ int) {
 			x, y := as[T](a.In(0)), as[T](a.Out())
 			for line := lo; line < hi; line++ {
+				if inner == 1 {
+					softmaxRow(y[line*A:(line+1)*A], x[line*A:(line+1)*A], log)
+					continue
+				}
 				base := (line/inner)*A*inner + line%inner
 				m := math.Inf(-1)
 				for i := 0; i < A; i++ {
@@ -74,4 +79,40 @@ func softmaxKernel[T float](outer, A, inner int, log bool) *kernel {
 		})
 		return func() { l.Run(lines, max(1, grainElems/(8*max(1, A)))) }
 	}}
+}
+
+// softmaxRow normalises one contiguous row with the vector kernels: the
+// maximum m, y = exp(x - m) with its sum s taken in float64, then y = y/s
+// (softmax) or y = (x - m) - log(s) (log-softmax; subtracting in two steps
+// keeps the precision of x - m, which is exact for the largest elements).
+// NaN and infinities give NaN as the reference does. y must not be x.
+func softmaxRow[T float](y, x []T, log bool) {
+	if len(x) == 0 {
+		return
+	}
+	m, _ := vectorExtreme(x, true)
+	switch yy := any(y).(type) {
+	case []float32:
+		xx, mm := any(x).([]float32), float32(m)
+		simd.SubSF32(yy, xx, mm)
+		simd.ExpF32(yy, yy)
+		s := simd.ReduceSumF32(yy)
+		if log {
+			simd.SubSF32(yy, xx, mm)
+			simd.SubSF32(yy, yy, float32(math.Log(s)))
+		} else {
+			simd.MulSF32(yy, yy, float32(1/s))
+		}
+	case []float64:
+		xx, mm := any(x).([]float64), float64(m)
+		simd.SubSF64(yy, xx, mm)
+		simd.ExpF64(yy, yy)
+		s := simd.ReduceSumF64(yy)
+		if log {
+			simd.SubSF64(yy, xx, mm)
+			simd.SubSF64(yy, yy, math.Log(s))
+		} else {
+			simd.MulSF64(yy, yy, 1/s)
+		}
+	}
 }

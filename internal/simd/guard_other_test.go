@@ -1,0 +1,5 @@
+//go:build !linux
+
+package simd
+
+func guarded(size int) []byte { return make([]byte, size) }
