@@ -3,26 +3,21 @@ package cpu
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/gemm"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
 func init() { kernels[ops.OpMatMul] = prepareMatMul }
 
-var blasImpl gonum.Implementation
-
 // mmPlan is a batched matrix product with broadcast batch dimensions:
 // batch index i of the result reads a at aOff[i] and b at bOff[i].
 type mmPlan struct {
-	m, n, k    int
-	transA     bool
-	transB     bool
-	lda, ldb   int
-	aOff, bOff []int
+	m, n, k        int
+	transA, transB bool
+	lda, ldb       int
+	aOff, bOff     []int
 }
 
 func newMMPlan(n *graph.Node) *mmPlan {
@@ -30,7 +25,9 @@ func newMMPlan(n *graph.Node) *mmPlan {
 	r := len(out)
 	ta, tb := ops.MatMulFlags(n)
 	_, k := ops.MatMulDims(n)
-	p := &mmPlan{m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb, lda: as[len(as)-1], ldb: bs[len(bs)-1]}
+	// Leading dimensions are at least 1, as BLAS requires, even for empty
+	// operands.
+	p := &mmPlan{m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb, lda: max(1, as[len(as)-1]), ldb: max(1, bs[len(bs)-1])}
 	batch := out[:r-2]
 	nb := batch.Size()
 	p.aOff, p.bOff = make([]int, nb), make([]int, nb)
@@ -63,43 +60,57 @@ func newMMPlan(n *graph.Node) *mmPlan {
 	return p
 }
 
+// gemmPlan is what the kernel needs of internal/gemm's plans.
+type gemmPlan[T float32 | float64] interface {
+	Tasks() int
+	WorkspaceFloats() int
+	Run(t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T)
+}
+
+// prepareMatMul runs products on internal/gemm (packed, cache-blocked,
+// with AVX-512 or AVX2 micro-kernels): each product splits into
+// independent tasks (tiles of the result), and the batch-by-task work
+// items are spread over the worker pool, each worker with its own packing
+// workspace; nothing is allocated per run, and results do not depend on
+// the thread count.
 func prepareMatMul(n *graph.Node) (*kernel, error) {
 	p := newMMPlan(n)
 	switch n.DType() {
 	case tensor.Float32:
-		return mmKernel(p, func(a, b, c []float32) {
-			blasImpl.Sgemm(trans(p.transA), trans(p.transB), p.m, p.n, p.k, 1, a, p.lda, b, p.ldb, 0, c, p.n)
+		return mmKernel[float32](p, func(threads int) gemmPlan[float32] {
+			return gemm.NewPlan32(p.transA, p.transB, p.m, p.n, p.k, threads)
 		}), nil
 	case tensor.Float64:
-		return mmKernel(p, func(a, b, c []float64) {
-			blasImpl.Dgemm(trans(p.transA), trans(p.transB), p.m, p.n, p.k, 1, a, p.lda, b, p.ldb, 0, c, p.n)
+		return mmKernel[float64](p, func(threads int) gemmPlan[float64] {
+			return gemm.NewPlan64(p.transA, p.transB, p.m, p.n, p.k, threads)
 		}), nil
 	}
 	return nil, fmt.Errorf("no MatMul kernel for %v", n.DType())
 }
 
-func trans(t bool) blas.Transpose {
-	if t {
-		return blas.Trans
-	}
-	return blas.NoTrans
-}
-
-func mmKernel[T float32 | float64](p *mmPlan, gemm func(a, b, c []T)) *kernel {
+func mmKernel[T float32 | float64](p *mmPlan, plan func(threads int) gemmPlan[T]) *kernel {
 	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
 	return &kernel{bind: func(a *args) func() {
-		return func() {
+		g := plan(a.Threads())
+		tasks := g.Tasks()
+		wsLen := g.WorkspaceFloats()
+		ws := make([][]T, a.Threads())
+		for i := range ws {
+			ws[i] = make([]T, wsLen)
+		}
+		l := a.Loop(func(lo, hi, part int) {
 			x, y, z := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			for w := lo; w < hi; w++ {
+				b, t := w/tasks, w%tasks
+				g.Run(t, 1, x[p.aOff[b]:p.aOff[b]+mk], p.lda, y[p.bOff[b]:p.bOff[b]+kn], p.ldb, 0, z[b*mn:(b+1)*mn], p.n, ws[part])
+			}
+		})
+		items := len(p.aOff) * tasks
+		return func() {
 			if mn == 0 {
 				return
 			}
-			if p.k == 0 {
-				clear(z)
-				return
-			}
-			for i := range p.aOff {
-				gemm(x[p.aOff[i]:p.aOff[i]+mk], y[p.bOff[i]:p.bOff[i]+kn], z[i*mn:(i+1)*mn])
-			}
+			l.Run(items, 1)
 		}
 	}}
 }

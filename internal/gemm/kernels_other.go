@@ -1,0 +1,7 @@
+//go:build !amd64 || noasm
+
+package gemm
+
+func init() {
+	kern32, kern64 = goKern32, goKern64
+}
