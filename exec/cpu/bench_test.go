@@ -118,7 +118,7 @@ func BenchmarkOverhead(b *testing.B) {
 
 // mlpStep builds the 784-256-10 MLP training step (batch 64, ReLU,
 // softmax cross-entropy, SGD) used by the profiler and peer benchmarks.
-func mlpStep(b *testing.B, be exec.Backend) (*exec.Program, exec.Feeds) {
+func mlpStep(b testing.TB, be exec.Backend) (*exec.Program, exec.Feeds) {
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, 64, 784)
 	y := g.Input("y", tensor.Float32, 64, 10)

@@ -1,6 +1,7 @@
 package cpu_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -37,5 +38,27 @@ func TestEveryOpHasAKernel(t *testing.T) {
 		if err := be.Supports(n); err != nil {
 			t.Errorf("%s: %v", d.Name, err)
 		}
+	}
+}
+
+// TestTrainingStepAllocations: after the first run, an MLP training step
+// (forward, backward, SGD update; 784-256-10, batch 64) allocates nothing
+// with RunInto.
+func TestTrainingStepAllocations(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	p, feeds := mlpStep(t, be)
+	defer p.Close()
+	out := []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
+	ctx := context.Background()
+	if err := p.RunInto(ctx, feeds, out); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(20, func() {
+		if err := p.RunInto(ctx, feeds, out); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per training step, want 0", a)
 	}
 }
