@@ -427,9 +427,28 @@ func gatherInto(dst, src []byte, g gatherSpec, q, m int, offs []int) {
 			copy(d, src[o[0]*es:(o[0]+run)*es])
 			return
 		}
-		v := src[o[0]*es : (o[0]+1)*es]
-		for i := 0; i < run; i++ {
-			copy(d[i*es:(i+1)*es], v)
-		}
+		fill(d, src[o[0]*es:(o[0]+1)*es])
 	})
+}
+
+// fill repeats the element v (of len(v) bytes) over d.
+func fill(d, v []byte) {
+	switch len(v) {
+	case 4:
+		x := as[uint32](v)[0]
+		dd := as[uint32](d)
+		for i := range dd {
+			dd[i] = x
+		}
+	case 8:
+		x := as[uint64](v)[0]
+		dd := as[uint64](d)
+		for i := range dd {
+			dd[i] = x
+		}
+	default:
+		for i := 0; i < len(d); i += len(v) {
+			copy(d[i:i+len(v)], v)
+		}
+	}
 }

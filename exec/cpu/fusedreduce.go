@@ -35,6 +35,9 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 	switch op {
 	case ops.OpSum:
 		fold = func(s A, x []T) A {
+			if v, ok := vectorSum(x); ok {
+				return s + A(v)
+			}
 			var s0, s1, s2, s3 A
 			i := 0
 			for ; i+4 <= len(x); i += 4 {
