@@ -42,10 +42,11 @@ func recordCompile(rec *profile.Recorder, be Backend, timings []PassTiming) {
 // stepInfo is what the profiler shows of each step, built once per
 // program on its first profiled run.
 type stepInfo struct {
-	kernel *profile.Kernel
-	cat    string
-	live   map[string]float64 // the memory counter after the step
-	skip   bool               // a view: nothing ran
+	kernel   *profile.Kernel
+	partArgs map[string]any // the args of the step's pieces on workers
+	cat      string
+	live     map[string]float64 // the memory counter after the step
+	skip     bool               // a view: nothing ran
 }
 
 func (p *Program) stepInfos() []stepInfo {
@@ -85,6 +86,7 @@ func (p *Program) stepInfos() []stepInfo {
 					k.FLOPs = float64(n.Shape().Size())
 				}
 			}
+			info.partArgs = map[string]any{"step": i, "site": k.Site}
 			infos[i] = info
 		}
 		p.infos = infos
@@ -99,6 +101,7 @@ type runRecorder struct {
 	pid, tid int
 	mu       sync.Mutex
 	workers  map[int]int // worker -> tid
+	lastLive float64     // the memory counter's last sample (-1: none yet)
 }
 
 func (r *runRecorder) Now() int64 { return r.rec.Now() }
@@ -109,7 +112,11 @@ func (r *runRecorder) Step(step int, start, end int64) {
 		return
 	}
 	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, nil)
-	r.rec.Counter(r.pid, "memory", end, info.live)
+	// The counter track only needs a sample where the value changes.
+	if live := info.live["arena live bytes"]; live != r.lastLive {
+		r.lastLive = live
+		r.rec.Counter(r.pid, "memory", end, info.live)
+	}
 }
 
 func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
@@ -121,7 +128,7 @@ func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
 	}
 	r.mu.Unlock()
 	info := &r.infos[step]
-	r.rec.Span(r.pid, tid, "kernel-part", info.kernel.Name, start, end, nil, map[string]any{"step": step, "site": info.kernel.Site})
+	r.rec.Span(r.pid, tid, "kernel-part", info.kernel.Name, start, end, nil, info.partArgs)
 	r.rec.Flow("dispatch", r.pid, r.tid, dispatched, r.pid, tid, start)
 }
 
@@ -134,8 +141,9 @@ func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
 	pid := rec.Process(dev.Name, 1)
 	return &runRecorder{
 		rec: rec, infos: p.stepInfos(), pid: pid,
-		tid:     rec.Thread(pid, "run "+strconv.Itoa(f.id), f.id),
-		workers: map[int]int{},
+		tid:      rec.Thread(pid, "run "+strconv.Itoa(f.id), f.id),
+		workers:  map[int]int{},
+		lastLive: -1,
 	}
 }
 

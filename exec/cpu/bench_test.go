@@ -178,9 +178,14 @@ func BenchmarkProfiler(b *testing.B) {
 					rec = profile.New()
 					ctx = profile.NewContext(ctx, rec)
 				}
+				out, err := w.p.Run(ctx, w.feeds)
+				if err != nil {
+					b.Fatal(err)
+				}
 				b.ReportAllocs()
+				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, err := w.p.Run(ctx, w.feeds); err != nil {
+					if err := w.p.RunInto(ctx, w.feeds, out); err != nil {
 						b.Fatal(err)
 					}
 					if rec != nil && i%256 == 255 {
