@@ -70,15 +70,7 @@ func check(op string, ys, xs []*graph.Node) *graph.Node {
 	return nil
 }
 
-func failf(kind error, op string, operands []*graph.Node, format string, args ...any) *graph.Node {
-	err := graph.NewError(kind, op, operands, format, args...)
-	for _, n := range operands {
-		if n.Valid() {
-			return n.Graph().Fail(err)
-		}
-	}
-	return graph.Invalid(err)
-}
+var failf = graph.Failf
 
 func repeat(n *graph.Node, k int) []*graph.Node {
 	out := make([]*graph.Node, k)

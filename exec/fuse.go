@@ -6,6 +6,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
 )
 
 // fusible reports whether n can run inside a fused group: an elementwise
@@ -21,7 +22,7 @@ type group struct {
 	members map[*graph.Node]bool // elementwise ops computed inside
 	bcasts  map[*graph.Node]bool // BroadcastTo nodes read through
 	reduce  *graph.Node          // trailing reduction (== root) or nil
-	domain  []int
+	domain  tensor.Shape
 }
 
 // fuse finds maximal groups of elementwise ops with one output (every
@@ -133,26 +134,14 @@ func (gr *group) grow(uses map[*graph.Node]int, taken map[*graph.Node]bool) {
 				continue
 			}
 			switch {
-			case fusible(p) && shapeEq(p.Shape(), gr.domain):
+			case fusible(p) && p.Shape().Equal(gr.domain):
 				gr.members[p] = true
 				changed = true
-			case p.Op() == ops.OpBroadcastTo && shapeEq(p.Shape(), gr.domain):
+			case p.Op() == ops.OpBroadcastTo && p.Shape().Equal(gr.domain):
 				gr.bcasts[p] = true
 			}
 		}
 	}
-}
-
-func shapeEq(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // program turns the group into a FusedAttr and its operand list (nodes of
@@ -184,7 +173,7 @@ func (gr *group) program() (*ops.FusedAttr, []*graph.Node) {
 		}
 		return -k - 1
 	}
-	attr := &ops.FusedAttr{Domain: append([]int(nil), gr.domain...)}
+	attr := &ops.FusedAttr{Domain: gr.domain.Clone()}
 	for _, m := range members {
 		args := make([]int, len(m.Inputs()))
 		for k, p := range m.Inputs() {

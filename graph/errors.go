@@ -114,3 +114,17 @@ func NewError(kind error, op string, operands []*Node, format string, args ...an
 	}
 	return &Error{Site: CallSite(), Op: op, Inputs: ins, Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Failf records a build error for op on the graph of the first valid
+// operand and returns the invalid node a builder returns; with no valid
+// operand the error travels in a detached invalid node. Builders outside
+// this package (ops, autodiff) report their own checks with it.
+func Failf(kind error, op string, operands []*Node, format string, args ...any) *Node {
+	err := NewError(kind, op, operands, format, args...)
+	for _, n := range operands {
+		if n.Valid() {
+			return n.g.Fail(err)
+		}
+	}
+	return Invalid(err)
+}

@@ -40,7 +40,6 @@ func keepShape(x *graph.Node, a AxesAttr) []int {
 	return s
 }
 
-
 // reducedIota is an Int64 constant of x's shape with the kept axes set to
 // 1, holding each position's row-major index over the reduced axes: the
 // numbering ArgMax uses.

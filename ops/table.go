@@ -295,12 +295,4 @@ func wrapRule(err error, op string, inputs []*graph.Node) error {
 }
 
 // fail records a build error on the graph of the operands.
-func fail(kind error, op string, operands []*graph.Node, format string, args ...any) *graph.Node {
-	err := graph.NewError(kind, op, operands, format, args...)
-	for _, n := range operands {
-		if n.Valid() {
-			return n.Graph().Fail(err)
-		}
-	}
-	return graph.Invalid(err)
-}
+var fail = graph.Failf

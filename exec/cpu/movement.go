@@ -54,6 +54,20 @@ func newGather(dims, strides []int, base int) *gather {
 	return &gather{dims: ds, strides: ss, base: base, n: n}
 }
 
+// offset returns the strided offset of row-major position p and p's index
+// j within the innermost dimension.
+func (g *gather) offset(p int) (off, j int) {
+	last := len(g.dims) - 1
+	inner := g.dims[last]
+	outer, j := p/inner, p%inner
+	off = g.base + j*g.strides[last]
+	for d := last - 1; d >= 0 && outer > 0; d-- {
+		off += (outer % g.dims[d]) * g.strides[d]
+		outer /= g.dims[d]
+	}
+	return off, j
+}
+
 func (g *gather) kernel(dt tensor.DType) (*kernel, error) {
 	switch dt.Size() {
 	case 1:
@@ -75,13 +89,7 @@ func gatherKernel[T uint8 | uint16 | uint32 | uint64](g *gather) *kernel {
 		l := a.Loop(func(lo, hi, _ int) {
 			src, dst := as[T](a.In(0)), as[T](a.Out())
 			for p := lo; p < hi; {
-				// offset of position p
-				outer, j := p/inner, p%inner
-				off := g.base + j*is
-				for d := last - 1; d >= 0 && outer > 0; d-- {
-					off += (outer % g.dims[d]) * g.strides[d]
-					outer /= g.dims[d]
-				}
+				off, j := g.offset(p)
 				run := min(inner-j, hi-p)
 				switch is {
 				case 1:
@@ -211,12 +219,7 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 		l := a.Loop(func(lo, hi, _ int) {
 			src, dst := as[T](a.In(0)), as[T](a.Out())
 			for p := lo; p < hi; {
-				outer, j := p/inner, p%inner
-				off := g.base + j*os
-				for d := last - 1; d >= 0 && outer > 0; d-- {
-					off += (outer % g.dims[d]) * g.strides[d]
-					outer /= g.dims[d]
-				}
+				off, j := g.offset(p)
 				run := min(inner-j, hi-p)
 				if os == 1 {
 					copy(dst[off:off+run], src[p:p+run])
