@@ -1,12 +1,21 @@
-// Package cpu is loom's reference backend: pure Go, a kernel for every op
-// and every dtype its rule admits. Importing it registers the backend as
-// "cpu" (exec.Open("cpu")); New opens one with options such as Threads.
+// Package cpu is loom's reference backend: pure Go plus Go assembly (no
+// cgo), a kernel for every op and every dtype its rule admits. Importing
+// it registers the backend as "cpu" (exec.Open("cpu")); New opens one with
+// options such as Threads.
 //
 // Kernels are prepared once at compile time (broadcast strides, reduction
-// plans) and bound once per arena, so a Run allocates nothing of its own.
-// Large elementwise, reduction and data-movement kernels split their work
-// across a fixed pool of worker goroutines; long reductions are summed in
-// fixed-size blocks combined in order, so results do not depend on the
-// thread count. Float32 sums accumulate in float64. Matrix products go
-// through gonum's BLAS (which parallelises large products itself).
+// plans, matrix-product plans) and bound once per arena, so a Run
+// allocates nothing of its own. Large kernels split their work over a
+// fixed pool of worker goroutines; long reductions are summed in
+// fixed-size blocks combined in order, and matrix products accumulate in
+// an order fixed by their shapes, so results do not depend on the thread
+// count. Float32 sums accumulate in float64.
+//
+// The float32 and float64 arithmetic, comparisons, selects, reductions and
+// exp/log/tanh/sigmoid run on internal/simd (AVX-512 or AVX2+FMA chosen at
+// start-up; LOOM_SIMD=go or the build tag noasm selects the pure-Go
+// loops), matrix products on internal/gemm (packed, cache-blocked, with
+// AVX-512/AVX2 micro-kernels and transposed operands read in place), and
+// fused groups of elementwise ops (ops.OpFused) on a chunk evaluator that
+// keeps intermediates in per-thread registers of 2048 elements.
 package cpu
