@@ -14,6 +14,11 @@ import (
 // vectorBinary returns the SIMD VV, VS and SV micro-ops of an arithmetic
 // op for float32 or float64 T; ok is false for other types and ops.
 func vectorBinary[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T), ok bool) {
+	if simd.Level() == "go" {
+		// Without assembly, micro.go's loops (unrolled by four) are faster
+		// than simd's plain reference loops.
+		return nil, nil, nil, false
+	}
 	var z T
 	switch any(z).(type) {
 	case float32:
