@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/loomgraph/loom/exec/cpu"
 )
 
 // EngineNames are the engines of the comparison, in table order.
@@ -79,23 +80,6 @@ type Report struct {
 	Unavail   map[string]string `json:"unavailable,omitempty"` // engine -> why
 	Workloads []*WorkloadResult `json:"workloads"`
 	File      string            `json:"-"`
-}
-
-// CPUModel returns the "model name" of /proc/cpuinfo ("unknown" elsewhere).
-func CPUModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }
 
 func (c *Config) defaults() error {
@@ -205,7 +189,7 @@ func Run(c Config) (*Report, error) {
 		Time: time.Now().UTC(), Threads: c.Threads, Rounds: c.Rounds, TargetS: c.Target.Seconds(),
 		Quick: c.Quick, Filter: c.Filter, Unavail: unavail,
 		Machine: Machine{
-			CPU: CPUModel(), LogicalCPUs: runtime.NumCPU(), Go: runtime.Version(),
+			CPU: cpu.Model(), LogicalCPUs: runtime.NumCPU(), Go: runtime.Version(),
 			Platform: runtime.GOOS + "/" + runtime.GOARCH, Versions: map[string]string{},
 		},
 	}

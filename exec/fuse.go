@@ -23,6 +23,9 @@ type group struct {
 	bcasts  map[*graph.Node]bool // BroadcastTo nodes read through
 	reduce  *graph.Node          // trailing reduction (== root) or nil
 	domain  tensor.Shape
+
+	attr     *ops.FusedAttr // the program supported() last checked
+	operands []*graph.Node
 }
 
 // fuse finds maximal groups of elementwise ops with one output (every
@@ -55,11 +58,13 @@ func fuse(c *compilation) error {
 			continue
 		}
 		gr.grow(uses, taken)
-		if !gr.supported(c.be) && gr.reduce != nil {
+		ok := gr.supported(c.be)
+		if !ok && gr.reduce != nil {
 			// Keep the elementwise part; the reduction runs on its own.
 			gr.root, gr.reduce = n.Input(0), nil
+			ok = gr.supported(c.be)
 		}
-		if gr.size() < 2 || !gr.supported(c.be) {
+		if !ok || gr.size() < 2 {
 			continue
 		}
 		for m := range gr.members {
@@ -80,19 +85,15 @@ func fuse(c *compilation) error {
 		if gr == nil {
 			return nil
 		}
-		attr, operands := gr.program()
+		attr, operands := gr.attr, gr.operands // built by supported
 		newOps := make([]*graph.Node, len(operands))
 		for i, o := range operands {
 			newOps[i] = visit(o)
 		}
-		f := ops.Fused(attr, newOps...)
-		if !f.Valid() {
-			return nil
+		if f := ops.Fused(attr, newOps...); f.Valid() {
+			return f
 		}
-		if err := c.be.Supports(f); err != nil {
-			return nil // the backend cannot run this group: leave it unfused
-		}
-		return f
+		return nil
 	})
 }
 
@@ -100,6 +101,7 @@ func fuse(c *compilation) error {
 // graph with one Input per operand.
 func (gr *group) supported(be Backend) bool {
 	attr, operands := gr.program()
+	gr.attr, gr.operands = attr, operands
 	g := graph.New()
 	ins := make([]*graph.Node, len(operands))
 	for i, o := range operands {

@@ -88,12 +88,7 @@ func evalConst(be Backend, n *graph.Node, ins []*graph.Node) (*tensor.Tensor, er
 	if !m.Valid() {
 		return nil, m.Err()
 	}
-	p, err := Compile(be, []*graph.Node{m}, func(c *config) error {
-		for _, name := range []string{"precision", "simplify", "constfold", "cse", "fuse"} {
-			c.disabled[name] = true
-		}
-		return nil
-	})
+	p, err := Compile(be, []*graph.Node{m}, DisablePasses("precision", "simplify", "constfold", "cse", "fuse"))
 	if err != nil {
 		return nil, err
 	}

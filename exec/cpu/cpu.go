@@ -69,7 +69,7 @@ func New(opts ...Option) (*Backend, error) {
 		Kind:        exec.CPU,
 		Memory:      memTotal(),
 		Processors:  runtime.NumCPU(),
-		Description: fmt.Sprintf("%s, %s/%s, %d threads", cpuModel(), runtime.GOOS, runtime.GOARCH, b.threads),
+		Description: fmt.Sprintf("%s, %s/%s, %d threads", Model(), runtime.GOOS, runtime.GOARCH, b.threads),
 	}
 	return b, nil
 }
@@ -154,7 +154,9 @@ func memTotal() int64 {
 	return 0
 }
 
-func cpuModel() string {
+// Model returns the host CPU's model name (from /proc/cpuinfo on Linux,
+// the architecture elsewhere).
+func Model() string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return runtime.GOARCH + " CPU"

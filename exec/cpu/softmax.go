@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -90,29 +89,15 @@ func softmaxRow[T float](y, x []T, log bool) {
 	if len(x) == 0 {
 		return
 	}
-	m, _ := vectorExtreme(x, true)
-	switch yy := any(y).(type) {
-	case []float32:
-		xx, mm := any(x).([]float32), float32(m)
-		simd.SubSF32(yy, xx, mm)
-		simd.ExpF32(yy, yy)
-		s := simd.ReduceSumF32(yy)
-		if log {
-			simd.SubSF32(yy, xx, mm)
-			simd.SubSF32(yy, yy, float32(math.Log(s)))
-		} else {
-			simd.MulSF32(yy, yy, float32(1/s))
-		}
-	case []float64:
-		xx, mm := any(x).([]float64), float64(m)
-		simd.SubSF64(yy, xx, mm)
-		simd.ExpF64(yy, yy)
-		s := simd.ReduceSumF64(yy)
-		if log {
-			simd.SubSF64(yy, xx, mm)
-			simd.SubSF64(yy, yy, math.Log(s))
-		} else {
-			simd.MulSF64(yy, yy, 1/s)
-		}
+	v := vecOf[T]()
+	m := v.rmax(x)
+	v.subs(y, x, m)
+	v.exp(y, y)
+	s := v.sum(y)
+	if log {
+		v.subs(y, x, m)
+		v.subs(y, y, T(math.Log(s)))
+	} else {
+		v.muls(y, y, T(1/s))
 	}
 }

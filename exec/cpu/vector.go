@@ -11,6 +11,48 @@ import (
 	"github.com/loomgraph/loom/ops"
 )
 
+// vecSet is internal/simd's kernels for one float type: one table per
+// type, so that the micro-ops below are written once for both.
+type vecSet[T num] struct {
+	add, sub, mul, div, max, min       func(d, a, b []T)
+	adds, subs, rsubs, muls, divs      func(d, a []T, s T)
+	rdivs, maxs, mins                  func(d, a []T, s T)
+	neg, abs, sqrt, exp, log, tanh, sg func(d, a []T)
+	cmp                                func(op simd.CmpOp, d []uint8, a, b []T)
+	cmps                               func(op simd.CmpOp, d []uint8, a []T, s T)
+	sum                                func(a []T) float64
+	rmax, rmin                         func(a []T) T
+}
+
+var (
+	vec32 = &vecSet[float32]{
+		simd.AddF32, simd.SubF32, simd.MulF32, simd.DivF32, simd.MaxF32, simd.MinF32,
+		simd.AddSF32, simd.SubSF32, simd.RSubSF32, simd.MulSF32, simd.DivSF32,
+		simd.RDivSF32, simd.MaxSF32, simd.MinSF32,
+		simd.NegF32, simd.AbsF32, simd.SqrtF32, simd.ExpF32, simd.LogF32, simd.TanhF32, simd.SigmoidF32,
+		simd.CmpF32, simd.CmpSF32, simd.ReduceSumF32, simd.ReduceMaxF32, simd.ReduceMinF32,
+	}
+	vec64 = &vecSet[float64]{
+		simd.AddF64, simd.SubF64, simd.MulF64, simd.DivF64, simd.MaxF64, simd.MinF64,
+		simd.AddSF64, simd.SubSF64, simd.RSubSF64, simd.MulSF64, simd.DivSF64,
+		simd.RDivSF64, simd.MaxSF64, simd.MinSF64,
+		simd.NegF64, simd.AbsF64, simd.SqrtF64, simd.ExpF64, simd.LogF64, simd.TanhF64, simd.SigmoidF64,
+		simd.CmpF64, simd.CmpSF64, simd.ReduceSumF64, simd.ReduceMaxF64, simd.ReduceMinF64,
+	}
+)
+
+// vecOf returns the kernel table of T, or nil when T is not a float type.
+func vecOf[T num]() *vecSet[T] {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(vec32).(*vecSet[T])
+	case float64:
+		return any(vec64).(*vecSet[T])
+	}
+	return nil
+}
+
 // vectorBinary returns the SIMD VV, VS and SV micro-ops of an arithmetic
 // op for float32 or float64 T; ok is false for other types and ops.
 func vectorBinary[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T), ok bool) {
@@ -19,137 +61,63 @@ func vectorBinary[T num](op graph.Op) (vv func(d, a, b []T), vs func(d, a []T, s
 		// than simd's plain reference loops.
 		return nil, nil, nil, false
 	}
-	var z T
-	switch any(z).(type) {
+	switch any(*new(T)).(type) {
 	case float32:
-		f, ok := vector32(op)
-		if !ok {
-			return nil, nil, nil, false
-		}
-		return any(f.vv).(func(d, a, b []T)), any(f.vs).(func(d, a []T, s T)), any(f.sv).(func(d []T, s T, b []T)), true
+		vv32, vs32, sv32, ok := vec32.binary(op)
+		return any(vv32).(func(d, a, b []T)), any(vs32).(func(d, a []T, s T)), any(sv32).(func(d []T, s T, b []T)), ok
 	case float64:
-		f, ok := vector64(op)
-		if !ok {
-			return nil, nil, nil, false
-		}
-		return any(f.vv).(func(d, a, b []T)), any(f.vs).(func(d, a []T, s T)), any(f.sv).(func(d []T, s T, b []T)), true
+		vv64, vs64, sv64, ok := vec64.binary(op)
+		return any(vv64).(func(d, a, b []T)), any(vs64).(func(d, a []T, s T)), any(sv64).(func(d []T, s T, b []T)), ok
 	}
 	return nil, nil, nil, false
 }
 
-type binary32 struct {
-	vv func(d, a, b []float32)
-	vs func(d, a []float32, s float32)
-	sv func(d []float32, s float32, b []float32)
-}
-
-type binary64 struct {
-	vv func(d, a, b []float64)
-	vs func(d, a []float64, s float64)
-	sv func(d []float64, s float64, b []float64)
-}
-
-func vector32(op graph.Op) (binary32, bool) {
-	swap := func(f func(d, a []float32, s float32)) func(d []float32, s float32, b []float32) {
-		return func(d []float32, s float32, b []float32) { f(d, b, s) }
+// binary returns the table's kernels of an arithmetic op; a scalar on the
+// left uses the reversed kernel (s - b is RSubS of b).
+func (v *vecSet[T]) binary(op graph.Op) (func(d, a, b []T), func(d, a []T, s T), func(d []T, s T, b []T), bool) {
+	swap := func(f func(d, a []T, s T)) func(d []T, s T, b []T) {
+		return func(d []T, s T, b []T) { f(d, b, s) }
 	}
 	switch op {
 	case ops.OpAdd:
-		return binary32{simd.AddF32, simd.AddSF32, swap(simd.AddSF32)}, true
+		return v.add, v.adds, swap(v.adds), true
 	case ops.OpSub:
-		return binary32{simd.SubF32, simd.SubSF32, swap(simd.RSubSF32)}, true
+		return v.sub, v.subs, swap(v.rsubs), true
 	case ops.OpMul:
-		return binary32{simd.MulF32, simd.MulSF32, swap(simd.MulSF32)}, true
+		return v.mul, v.muls, swap(v.muls), true
 	case ops.OpDiv:
-		return binary32{simd.DivF32, simd.DivSF32, swap(simd.RDivSF32)}, true
+		return v.div, v.divs, swap(v.rdivs), true
 	case ops.OpMaximum:
-		return binary32{simd.MaxF32, simd.MaxSF32, swap(simd.MaxSF32)}, true
+		return v.max, v.maxs, swap(v.maxs), true
 	case ops.OpMinimum:
-		return binary32{simd.MinF32, simd.MinSF32, swap(simd.MinSF32)}, true
+		return v.min, v.mins, swap(v.mins), true
 	}
-	return binary32{}, false
-}
-
-func vector64(op graph.Op) (binary64, bool) {
-	swap := func(f func(d, a []float64, s float64)) func(d []float64, s float64, b []float64) {
-		return func(d []float64, s float64, b []float64) { f(d, b, s) }
-	}
-	switch op {
-	case ops.OpAdd:
-		return binary64{simd.AddF64, simd.AddSF64, swap(simd.AddSF64)}, true
-	case ops.OpSub:
-		return binary64{simd.SubF64, simd.SubSF64, swap(simd.RSubSF64)}, true
-	case ops.OpMul:
-		return binary64{simd.MulF64, simd.MulSF64, swap(simd.MulSF64)}, true
-	case ops.OpDiv:
-		return binary64{simd.DivF64, simd.DivSF64, swap(simd.RDivSF64)}, true
-	case ops.OpMaximum:
-		return binary64{simd.MaxF64, simd.MaxSF64, swap(simd.MaxSF64)}, true
-	case ops.OpMinimum:
-		return binary64{simd.MinF64, simd.MinSF64, swap(simd.MinSF64)}, true
-	}
-	return binary64{}, false
+	return nil, nil, nil, false
 }
 
 // vectorUnary returns the SIMD micro-op of a unary op for float32 or
 // float64 T, or nil.
 func vectorUnary[T float](op graph.Op) func(d, a []T) {
-	var z T
-	switch any(z).(type) {
-	case float32:
-		if f := unary32(op); f != nil {
-			return any(f).(func(d, a []T))
-		}
-	case float64:
-		if f := unary64(op); f != nil {
-			return any(f).(func(d, a []T))
-		}
-	}
-	return nil
-}
-
-func unary32(op graph.Op) func(d, a []float32) {
+	v := vecOf[T]()
 	switch op {
 	case ops.OpNeg:
-		return simd.NegF32
+		return v.neg
 	case ops.OpAbs:
-		return simd.AbsF32
+		return v.abs
 	case ops.OpSqrt:
-		return simd.SqrtF32
+		return v.sqrt
 	case ops.OpExp:
-		return simd.ExpF32
+		return v.exp
 	case ops.OpLog:
-		return simd.LogF32
+		return v.log
 	case ops.OpTanh:
-		return simd.TanhF32
+		return v.tanh
 	case ops.OpSigmoid:
-		return simd.SigmoidF32
+		return v.sg
 	case ops.OpRelu:
 		// max(x, 0) with NaN propagating and max(-0, 0) = +0, as the
 		// builtin max.
-		return func(d, a []float32) { simd.MaxSF32(d, a, 0) }
-	}
-	return nil
-}
-
-func unary64(op graph.Op) func(d, a []float64) {
-	switch op {
-	case ops.OpNeg:
-		return simd.NegF64
-	case ops.OpAbs:
-		return simd.AbsF64
-	case ops.OpSqrt:
-		return simd.SqrtF64
-	case ops.OpExp:
-		return simd.ExpF64
-	case ops.OpLog:
-		return simd.LogF64
-	case ops.OpTanh:
-		return simd.TanhF64
-	case ops.OpSigmoid:
-		return simd.SigmoidF64
-	case ops.OpRelu:
-		return func(d, a []float64) { simd.MaxSF64(d, a, 0) }
+		return func(d, a []T) { v.maxs(d, a, 0) }
 	}
 	return nil
 }
@@ -181,38 +149,28 @@ func vectorCompare[T ordered](op graph.Op) func(d []uint8, a []T, as int, b []T,
 	if !ok {
 		return nil
 	}
-	var z T
-	switch any(z).(type) {
+	switch any(*new(T)).(type) {
 	case float32:
-		f := func(d []uint8, a []float32, as int, b []float32, bs int) {
-			switch {
-			case as == 1 && bs == 1:
-				simd.CmpF32(c, d, a, b)
-			case as == 1:
-				simd.CmpSF32(c, d, a, b[0])
-			case bs == 1:
-				simd.CmpSF32(sw, d, b, a[0])
-			default:
-				cmpScalar(d, c, float64(a[0]), float64(b[0]))
-			}
-		}
-		return any(f).(func(d []uint8, a []T, as int, b []T, bs int))
+		return any(compareWith(vec32, c, sw)).(func(d []uint8, a []T, as int, b []T, bs int))
 	case float64:
-		f := func(d []uint8, a []float64, as int, b []float64, bs int) {
-			switch {
-			case as == 1 && bs == 1:
-				simd.CmpF64(c, d, a, b)
-			case as == 1:
-				simd.CmpSF64(c, d, a, b[0])
-			case bs == 1:
-				simd.CmpSF64(sw, d, b, a[0])
-			default:
-				cmpScalar(d, c, a[0], b[0])
-			}
-		}
-		return any(f).(func(d []uint8, a []T, as int, b []T, bs int))
+		return any(compareWith(vec64, c, sw)).(func(d []uint8, a []T, as int, b []T, bs int))
 	}
 	return nil
+}
+
+func compareWith[T num](v *vecSet[T], c, sw simd.CmpOp) func(d []uint8, a []T, as int, b []T, bs int) {
+	return func(d []uint8, a []T, as int, b []T, bs int) {
+		switch {
+		case as == 1 && bs == 1:
+			v.cmp(c, d, a, b)
+		case as == 1:
+			v.cmps(c, d, a, b[0])
+		case bs == 1:
+			v.cmps(sw, d, b, a[0])
+		default:
+			cmpScalar(d, c, float64(a[0]), float64(b[0]))
+		}
+	}
 }
 
 // cmpScalar fills d with the comparison of two scalars.
@@ -270,11 +228,8 @@ func vectorSelect[T uint8 | uint16 | uint32 | uint64](d []T, c []uint8, cs int, 
 // float64 (SIMD, several accumulators in a fixed order); ok is false for
 // other types.
 func vectorSum[T num](x []T) (float64, bool) {
-	switch v := any(x).(type) {
-	case []float32:
-		return simd.ReduceSumF32(v), true
-	case []float64:
-		return simd.ReduceSumF64(v), true
+	if v := vecOf[T](); v != nil {
+		return v.sum(x), true
 	}
 	return 0, false
 }
@@ -282,23 +237,12 @@ func vectorSum[T num](x []T) (float64, bool) {
 // vectorExtreme returns the maximum (or minimum) of a non-empty contiguous
 // float run, NaN if any element is NaN; ok is false for other types.
 func vectorExtreme[T num](x []T, isMax bool) (T, bool) {
-	var r any
-	switch v := any(x).(type) {
-	case []float32:
-		if isMax {
-			r = simd.ReduceMaxF32(v)
-		} else {
-			r = simd.ReduceMinF32(v)
-		}
-	case []float64:
-		if isMax {
-			r = simd.ReduceMaxF64(v)
-		} else {
-			r = simd.ReduceMinF64(v)
-		}
-	default:
-		var z T
-		return z, false
+	v := vecOf[T]()
+	switch {
+	case v == nil:
+		return *new(T), false
+	case isMax:
+		return v.rmax(x), true
 	}
-	return r.(T), true
+	return v.rmin(x), true
 }
