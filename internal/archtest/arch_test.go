@@ -25,7 +25,7 @@ var rules = map[string][]string{
 	"autodiff":             {"graph", "ops", "tensor"},
 	"exec":                 {"graph", "ops", "tensor", "profile"},
 	"exec/cpu":             {"exec", "graph", "ops", "tensor", "profile", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
-	"exec/cuda":            {"exec", "graph", "ops", "tensor", "profile", "internal/*", "github.com/ebitengine/purego"},
+	"exec/cuda":            {"exec", "graph", "ops", "tensor", "profile", "internal/*", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
 	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
 	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile"},
 	"optim":                {"graph", "ops", "autodiff", "exec", "tensor"},

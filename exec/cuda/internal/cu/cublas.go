@@ -1,0 +1,154 @@
+package cu
+
+import (
+	"fmt"
+	"math"
+	"os"
+)
+
+// Handle is a cublasHandle_t.
+type Handle uintptr
+
+// cublasOperation_t values.
+const (
+	opN int32 = 0 // CUBLAS_OP_N
+	opT int32 = 1 // CUBLAS_OP_T
+)
+
+// CUBLAS is the loaded cuBLAS library (libcublas). Its calls are
+// asynchronous on the handle's stream; make them from the goroutine that
+// holds the current context (see the package comment).
+type CUBLAS struct {
+	path string
+
+	cublasCreate_v2     func(h *Handle) BLASStatus
+	cublasDestroy_v2    func(h Handle) BLASStatus
+	cublasSetStream_v2  func(h Handle, s Stream) BLASStatus
+	cublasGetVersion_v2 func(h Handle, v *int32) BLASStatus
+	cublasSgemm_v2      func(h Handle, ta, tb, m, n, k int32, alpha *float32, A DevicePtr, lda int32,
+		B DevicePtr, ldb int32, beta *float32, C DevicePtr, ldc int32) BLASStatus
+	cublasDgemm_v2 func(h Handle, ta, tb, m, n, k int32, alpha *float64, A DevicePtr, lda int32,
+		B DevicePtr, ldb int32, beta *float64, C DevicePtr, ldc int32) BLASStatus
+	cublasSgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *float32, A DevicePtr, lda int32, strideA int64,
+		B DevicePtr, ldb int32, strideB int64, beta *float32, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
+	cublasDgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *float64, A DevicePtr, lda int32, strideA int64,
+		B DevicePtr, ldb int32, strideB int64, beta *float64, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
+}
+
+// LoadCUBLAS opens libcublas: the file named by $LOOM_LIBCUBLAS, then
+// libcublas.so.13 and libcublas.so.12 through the loader, then in
+// $CUDA_HOME/lib64, /usr/local/cuda/lib64, /usr/local/nvidia/lib64 and
+// /usr/lib/x86_64-linux-gnu. Errors are as for LoadDriver.
+func LoadCUBLAS() (*CUBLAS, error) {
+	return loadCUBLAS(cublasSpec.candidates(os.Getenv))
+}
+
+func loadCUBLAS(cands []candidate) (*CUBLAS, error) {
+	b := &CUBLAS{}
+	p, err := load(cublasSpec, cands, b.symbols())
+	if err != nil {
+		return nil, err
+	}
+	b.path = p
+	return b, nil
+}
+
+func (b *CUBLAS) symbols() []symbol {
+	return []symbol{
+		{"cublasCreate_v2", &b.cublasCreate_v2},
+		{"cublasDestroy_v2", &b.cublasDestroy_v2},
+		{"cublasSetStream_v2", &b.cublasSetStream_v2},
+		{"cublasGetVersion_v2", &b.cublasGetVersion_v2},
+		{"cublasSgemm_v2", &b.cublasSgemm_v2},
+		{"cublasDgemm_v2", &b.cublasDgemm_v2},
+		{"cublasSgemmStridedBatched", &b.cublasSgemmStridedBatched},
+		{"cublasDgemmStridedBatched", &b.cublasDgemmStridedBatched},
+	}
+}
+
+// Path returns the file that was opened.
+func (b *CUBLAS) Path() string { return b.path }
+
+// Create creates a handle on the current context, with the default
+// (host) pointer mode and the legacy default stream: cublasCreate_v2.
+func (b *CUBLAS) Create() (Handle, error) {
+	var h Handle
+	err := b.cublasCreate_v2(&h).err()
+	return h, err
+}
+
+// Destroy destroys a handle: cublasDestroy_v2.
+func (b *CUBLAS) Destroy(h Handle) error { return b.cublasDestroy_v2(h).err() }
+
+// SetStream makes the handle queue its work on s: cublasSetStream_v2.
+func (b *CUBLAS) SetStream(h Handle, s Stream) error { return b.cublasSetStream_v2(h, s).err() }
+
+// Version returns cuBLAS's version, e.g. 130001 for 13.0.1:
+// cublasGetVersion_v2.
+func (b *CUBLAS) Version(h Handle) (int, error) {
+	var v int32
+	err := b.cublasGetVersion_v2(h, &v).err()
+	return int(v), err
+}
+
+func op(trans bool) int32 {
+	if trans {
+		return opT
+	}
+	return opN
+}
+
+// ints converts gemm dimensions to C ints, refusing those out of range.
+func ints(fn string, vals ...int) (out [7]int32, err error) {
+	for i, v := range vals {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return out, fmt.Errorf("cu: %s: argument %d does not fit a C int", fn, v)
+		}
+		out[i] = int32(v)
+	}
+	return out, nil
+}
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C in float32 with cuBLAS's
+// column-major layout: op(A) is m×k, op(B) is k×n, C is m×n, and
+// op(X) is Xᵀ when transX is true (CUBLAS_OP_T), X otherwise (CUBLAS_OP_N).
+// alpha and beta are passed as host pointers: cublasSgemm_v2.
+func (b *CUBLAS) Sgemm(h Handle, transA, transB bool, m, n, k int, alpha float32, A DevicePtr, lda int, B DevicePtr, ldb int, beta float32, C DevicePtr, ldc int) error {
+	v, err := ints("Sgemm", m, n, k, lda, ldb, ldc)
+	if err != nil {
+		return err
+	}
+	return b.cublasSgemm_v2(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], B, v[4], &beta, C, v[5]).err()
+}
+
+// Dgemm is Sgemm in float64: cublasDgemm_v2.
+func (b *CUBLAS) Dgemm(h Handle, transA, transB bool, m, n, k int, alpha float64, A DevicePtr, lda int, B DevicePtr, ldb int, beta float64, C DevicePtr, ldc int) error {
+	v, err := ints("Dgemm", m, n, k, lda, ldb, ldc)
+	if err != nil {
+		return err
+	}
+	return b.cublasDgemm_v2(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], B, v[4], &beta, C, v[5]).err()
+}
+
+// SgemmStridedBatched computes batch independent Sgemm products, the i-th
+// on A+i·strideA, B+i·strideB and C+i·strideC (strides in elements):
+// cublasSgemmStridedBatched.
+func (b *CUBLAS) SgemmStridedBatched(h Handle, transA, transB bool, m, n, k int, alpha float32, A DevicePtr, lda int, strideA int64, B DevicePtr, ldb int, strideB int64, beta float32, C DevicePtr, ldc int, strideC int64, batch int) error {
+	v, err := ints("SgemmStridedBatched", m, n, k, lda, ldb, ldc, batch)
+	if err != nil {
+		return err
+	}
+	return b.cublasSgemmStridedBatched(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], strideA,
+		B, v[4], strideB, &beta, C, v[5], strideC, v[6]).err()
+}
+
+// DgemmStridedBatched is SgemmStridedBatched in float64:
+// cublasDgemmStridedBatched.
+func (b *CUBLAS) DgemmStridedBatched(h Handle, transA, transB bool, m, n, k int, alpha float64, A DevicePtr, lda int, strideA int64, B DevicePtr, ldb int, strideB int64, beta float64, C DevicePtr, ldc int, strideC int64, batch int) error {
+	v, err := ints("DgemmStridedBatched", m, n, k, lda, ldb, ldc, batch)
+	if err != nil {
+		return err
+	}
+	return b.cublasDgemmStridedBatched(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], strideA,
+		B, v[4], strideB, &beta, C, v[5], strideC, v[6]).err()
+}
