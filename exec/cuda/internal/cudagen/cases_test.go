@@ -1,0 +1,277 @@
+package cudagen
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// Cases of this package on top of the conformance suite: special values
+// (compared bit for bit with the CPU when the name starts with "exact/"),
+// shapes that select each reduction strategy, every dtype of the
+// movement kernels, and fused groups.
+
+var (
+	nan  = math.NaN()
+	inf  = math.Inf(1)
+	negZ = math.Copysign(0, -1)
+)
+
+func tens(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
+	if shape == nil {
+		shape = []int{len(vals)}
+	}
+	t, err := tensor.FromFloat64s(dt, vals, shape...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func feedsOf(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
+	feeds := exec.Feeds{}
+	ns := make([]*graph.Node, len(ts))
+	for i, t := range ts {
+		ns[i] = g.Input(fmt.Sprintf("x%d", i), t.DType(), t.Shape()...)
+		feeds[ns[i]] = t
+	}
+	return ns, feeds
+}
+
+func oneCase(name string, ts []*tensor.Tensor, f func(ns []*graph.Node) []*graph.Node) exectest.Case {
+	return exectest.Case{Name: name, Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+		ns, feeds := feedsOf(g, ts...)
+		return f(ns), feeds
+	}}
+}
+
+// specials are float values that exercise casts and NaN rules.
+var specials = []float64{nan, inf, -inf, 0, negZ, 0.5, -0.5, 1.5, 2.5, -2.5, 3e9, -3e9, 1e19, -1e19,
+	65504, 65520, 1e-8, 6e-8, 3e-8, 1e-40, 2147483647.5, -2147483648.7, 123456.789, 3.4e38, 1, -1, 7, -7}
+
+func extraCases() []exectest.Case {
+	var cs []exectest.Case
+	all := tensor.DTypes()
+	floats := []tensor.DType{tensor.Float32, tensor.Float64, tensor.Float16, tensor.BFloat16}
+	// Casts of special values between every pair.
+	for _, from := range floats {
+		for _, to := range all {
+			if from == to {
+				continue
+			}
+			cs = append(cs, oneCase(fmt.Sprintf("exact/Cast/%s-%s", from.Short(), to.Short()),
+				[]*tensor.Tensor{tens(from, specials)},
+				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
+		}
+	}
+	ints := []float64{0, 1, -1, 2147483647, -2147483648, 1 << 40, -(1 << 40) - 3, 1<<53 + 1, 16777217, 65519, 65520, 70000, -70000, 3, 255}
+	for _, to := range all {
+		if to != tensor.Int64 {
+			cs = append(cs, oneCase("exact/Cast/i64-"+to.Short(), []*tensor.Tensor{tens(tensor.Int64, ints)},
+				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
+		}
+	}
+	// Integer division and power.
+	for _, dt := range []tensor.DType{tensor.Int32, tensor.Int64} {
+		x := tens(dt, []float64{-7, 7, -7, 7, 0, -2147483648, 5, -1, 3, -3, 9, -9, 2, -2, 1, -1, 0, 3})
+		y := tens(dt, []float64{2, -2, -2, 2, 0, -1, 0, -3, -1, 5, 3, 3, -1, -3, -5, -4, -2, 0})
+		cs = append(cs, oneCase("exact/Div-Pow/"+dt.Short(), []*tensor.Tensor{x, y}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Div(ns[0], ns[1]), ops.Pow(ops.Maximum(ops.Minimum(ns[0], ops.Scalar(ns[0], 3)), ops.Scalar(ns[0], -3)), ns[1]),
+				ops.Neg(ns[0]), ops.Abs(ns[0]), ops.Sign(ns[0]), ops.Relu(ns[0]), ops.Sub(ns[0], ns[1]), ops.Mul(ns[0], ns[1])}
+		}))
+	}
+	// Float NaN, infinity and signed-zero rules.
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		a := tens(dt, []float64{nan, 1, nan, 0, negZ, negZ, 0, -inf, inf, 3, -100, 100, 1000, -1000, 0.25})
+		b := tens(dt, []float64{1, nan, nan, negZ, 0, negZ, 0, inf, -inf, 3, 2, -2, 0.5, 3, -0.5})
+		cs = append(cs, oneCase("exact/NaN/"+dt.Short(), []*tensor.Tensor{a, b}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Maximum(ns[0], ns[1]), ops.Minimum(ns[0], ns[1]), ops.Relu(ns[0]), ops.Sign(ns[0]), ops.Neg(ns[0]),
+				ops.Abs(ns[0]), ops.Less(ns[0], ns[1]), ops.Equal(ns[0], ns[1]), ops.NotEqual(ns[0], ns[1]), ops.GreaterEqual(ns[0], ns[1]),
+				ops.Add(ns[0], ns[1]), ops.Div(ns[0], ns[1])}
+		}))
+		cs = append(cs, oneCase("NaN-transcendental/"+dt.Short(), []*tensor.Tensor{a, b}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Sigmoid(ns[0]), ops.Tanh(ns[0]), ops.Exp(ns[0]), ops.Log(ns[0]), ops.Sqrt(ns[0]), ops.Pow(ns[0], ns[1]), ops.Sin(ns[1]), ops.Cos(ns[1])}
+		}))
+	}
+	// Reductions: special values, ties, every strategy.
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		x := tens(dt, []float64{1, nan, 3, 3, -inf, -inf, -inf, -inf, 2, 5, 5, nan, nan, 0, negZ, 7, 7, 7, 1, 2, 3, 4, 5, 6}, 6, 4)
+		cs = append(cs, oneCase("exact/Reduce-special/"+dt.Short(), []*tensor.Tensor{x}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Max(ns[0], 1), ops.Min(ns[0], 1), ops.ArgMax(ns[0], 1), ops.ArgMin(ns[0], 1),
+				ops.Max(ns[0], 0), ops.ArgMax(ns[0], 0), ops.ArgMin(ns[0]), ops.ArgMax(ns[0]), ops.Max(ns[0])}
+		}))
+	}
+	shapes := []struct {
+		shape tensor.Shape
+		axes  []int
+	}{
+		{tensor.Shape{50, 10}, []int{1}},           // short rows: thread per output
+		{tensor.Shape{6, 1000}, []int{1}},          // rows: a block per row
+		{tensor.Shape{3, 70001}, []int{1}},         // long rows: two passes
+		{tensor.Shape{1003, 7}, []int{0}},          // columns: two passes
+		{tensor.Shape{40, 600}, []int{0}},          // columns: thread per output
+		{tensor.Shape{300, 70}, nil},               // everything
+		{tensor.Shape{4, 5, 6, 7}, []int{0, 2}},    // outer axes
+		{tensor.Shape{4, 5, 6, 7}, []int{1, 3}},    // alternating
+		{tensor.Shape{3, 40, 2, 50}, []int{1, 3}},  // alternating, longer
+		{tensor.Shape{5, 1, 3}, []int{1}},          // a size-1 axis
+		{tensor.Shape{2, 3000, 5}, []int{1}},       // middle axis, long
+		{tensor.Shape{17, 33, 65}, []int{0, 1, 2}}, // odd sizes
+	}
+	for si, s := range shapes {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
+			if s.shape.Size() > 20000 && (dt == tensor.Float64 || dt == tensor.Int32) {
+				continue // the long ones in two dtypes
+			}
+			lo, hi := -1.0, 1.0
+			if dt.IsInt() {
+				lo, hi = -3, 4
+			}
+			x := exectest.Rand(dt, s.shape, lo, hi, uint64(100+si))
+			cs = append(cs, oneCase(fmt.Sprintf("Reduce/%v%v/%s", s.shape, s.axes, dt.Short()), []*tensor.Tensor{x}, func(ns []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Sum(ns[0], s.axes...), ops.MaxKeepDims(ns[0], s.axes...), ops.Min(ns[0], s.axes...),
+					ops.ArgMax(ns[0], s.axes...), ops.ArgMin(ns[0], s.axes...)}
+			}))
+		}
+	}
+	// Integer sums wrap.
+	big := exectest.Rand(tensor.Int32, tensor.Shape{3, 50}, 1e9, 2e9, 7)
+	cs = append(cs, oneCase("exact/Sum-wrap/i32", []*tensor.Tensor{big}, func(ns []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.Sum(ns[0], 1), ops.Sum(ns[0])}
+	}))
+	// Sums over nothing.
+	cs = append(cs, oneCase("Sum-empty", []*tensor.Tensor{exectest.Rand(tensor.Float32, tensor.Shape{0, 4}, 0, 1, 1), exectest.Rand(tensor.Int64, tensor.Shape{4, 0}, 0, 1, 1)},
+		func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Sum(ns[0], 0), ops.SumKeepDims(ns[1], 1), ops.Sum(ns[0], 1)}
+		}))
+	// Movement in every dtype.
+	for _, dt := range all {
+		x := exectest.Rand(dt, tensor.Shape{3, 70, 50}, -50, 50, 9)
+		y := exectest.Rand(dt, tensor.Shape{5, 40, 36}, -50, 50, 10)
+		z := exectest.Rand(dt, tensor.Shape{40, 50, 3}, -50, 50, 11)
+		w := exectest.Rand(dt, tensor.Shape{3, 1, 4}, -50, 50, 12)
+		cs = append(cs, oneCase("exact/Movement/"+dt.Short(), []*tensor.Tensor{x, y, z, w}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{
+				ops.Transpose(ns[0], 2, 1, 0), ops.Transpose(ns[0], 1, 0, 2), ops.Transpose(ns[1], 0, 2, 1), ops.Transpose(ns[2], 1, 0, 2),
+				ops.Transpose(ns[0], 1, 2, 0), ops.BroadcastTo(ns[3], 2, 3, 5, 4),
+				ops.Slice(ns[0], ops.RS(0, 3, 2), ops.RS(5, 60, 7), ops.R(-10, ops.End)),
+				ops.Concat(1, ns[0], ops.Slice(ns[0], ops.All, ops.R(0, 0)), ops.Slice(ns[0], ops.All, ops.R(3, 9))),
+				ops.Concat(0, ns[3], ns[3], ns[3]),
+				ops.Pad(ns[3], ops.PadWidth{Low: 2, High: 1, Interior: 3}, ops.PadWidth{Low: 1}, ops.PadWidth{Interior: 2, High: 2}),
+				ops.Pad(ops.Slice(ns[3], ops.R(0, 0)), ops.PadWidth{Low: 1}),
+				ops.Reshape(ns[0], 70, 150),
+			}
+		}))
+	}
+	// Softmax with special values and each layout.
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		sp := tens(dt, []float64{1, 2, nan, 4, -inf, -inf, -inf, -inf, 1, inf, 3, 4, -inf, 0, 1, 2, 5, 5, 5, 5}, 5, 4)
+		cs = append(cs, oneCase("Softmax-special/"+dt.Short(), []*tensor.Tensor{sp}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Softmax(ns[0], 1), ops.LogSoftmax(ns[0], 1)}
+		}))
+		for si, s := range []struct {
+			shape tensor.Shape
+			axis  int
+		}{{tensor.Shape{3, 5000}, 1}, {tensor.Shape{3000, 4}, 0}, {tensor.Shape{20, 30, 40}, 1}, {tensor.Shape{600, 3}, 1}, {tensor.Shape{4, 1}, 1}, {tensor.Shape{300, 700}, 0}} {
+			x := exectest.Rand(dt, s.shape, -8, 8, uint64(200+si))
+			cs = append(cs, oneCase(fmt.Sprintf("Softmax/%v/%d/%s", s.shape, s.axis, dt.Short()), []*tensor.Tensor{x}, func(ns []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Softmax(ns[0], s.axis), ops.LogSoftmax(ns[0], s.axis)}
+			}))
+		}
+	}
+	// Fused groups (the opt mode fuses them).
+	x := exectest.Rand(tensor.Float32, tensor.Shape{64, 300}, -2, 2, 13)
+	w := exectest.Rand(tensor.Float32, tensor.Shape{300}, -2, 2, 14)
+	col := exectest.Rand(tensor.Float32, tensor.Shape{64, 1}, -2, 2, 15)
+	h := exectest.Rand(tensor.Float16, tensor.Shape{64, 300}, -2, 2, 16)
+	cs = append(cs, oneCase("Fused/chains", []*tensor.Tensor{x, w, col, h}, func(ns []*graph.Node) []*graph.Node {
+		a := ops.Exp(ops.Mul(ops.Add(ns[0], ns[1]), ns[2]))
+		leaky := ops.Where(ops.Greater(ns[0], ops.Scalar(ns[0], 0)), ns[0], ops.Mul(ns[0], ops.Scalar(ns[0], 0.1)))
+		half := ops.Cast(ops.Tanh(ops.Mul(ops.Cast(ns[3], tensor.Float32), ns[1])), tensor.Float16)
+		return []*graph.Node{
+			ops.Sum(ops.Mul(a, ns[2]), 1),
+			ops.Sum(ops.Sub(ns[0], ns[1]), 0),
+			ops.Max(ops.Sigmoid(ops.Neg(ns[0]))),
+			ops.MinKeepDims(ops.Sqrt(ops.Abs(ns[0])), 1),
+			ops.Add(leaky, ns[1]),
+			half,
+			ops.Sum(ops.Cast(ops.Greater(ns[0], ns[1]), tensor.Int32), 1),
+		}
+	}))
+	long := exectest.Rand(tensor.Float64, tensor.Shape{2, 40000}, -1, 1, 17)
+	cs = append(cs, oneCase("Fused/long", []*tensor.Tensor{long}, func(ns []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.Sum(ops.Mul(ns[0], ns[0]), 1), ops.Sum(ops.Exp(ns[0])), ops.Max(ops.Abs(ns[0]), 0)}
+	}))
+	return cs
+}
+
+// fuseGraph builds the Fused node of the elementwise subgraph under root
+// (and root's reduction, when root is a Sum, Max or Min): its leaves
+// become the operands, as the compiler's fusion pass would make them.
+func fuseGraph(root *graph.Node) *graph.Node {
+	attr := &ops.FusedAttr{}
+	top := root
+	switch root.Op() {
+	case ops.OpSum, ops.OpMax, ops.OpMin:
+		a := root.Attr().(ops.AxesAttr)
+		attr.Reduce = &ops.FusedReduce{Op: root.Op(), Axes: a.Axes, KeepDims: a.KeepDims}
+		top = root.Input(0)
+	}
+	attr.Domain = top.Shape()
+	var operands []*graph.Node
+	index := map[*graph.Node]int{}
+	var visit func(n *graph.Node) int
+	visit = func(n *graph.Node) int {
+		if i, ok := index[n]; ok {
+			return i
+		}
+		if n.Op().IsLeaf() {
+			operands = append(operands, n)
+			index[n] = -len(operands)
+			return index[n]
+		}
+		args := make([]int, len(n.Inputs()))
+		for k, in := range n.Inputs() {
+			args[k] = visit(in)
+		}
+		attr.Ops = append(attr.Ops, ops.FusedOp{Op: n.Op(), Attr: n.Attr(), Args: args, DType: n.DType()})
+		index[n] = len(attr.Ops) - 1
+		return index[n]
+	}
+	visit(top)
+	return ops.Fused(attr, operands...)
+}
+
+// fusedCases are fused groups the CPU does not run (reductions over any
+// axes, storage types): the reference is the unfused graph.
+func fusedCases() []exectest.Case {
+	var cs []exectest.Case
+	x := exectest.Rand(tensor.Float32, tensor.Shape{4, 5, 6}, -2, 2, 21)
+	y := exectest.Rand(tensor.Float32, tensor.Shape{5, 1}, -2, 2, 22)
+	m := exectest.Rand(tensor.Float64, tensor.Shape{3, 4000, 5}, -1, 1, 23)
+	h := exectest.Rand(tensor.Float16, tensor.Shape{7, 9}, -4, 4, 24)
+	b := exectest.Rand(tensor.BFloat16, tensor.Shape{9}, -4, 4, 25)
+	i := exectest.Rand(tensor.Int32, tensor.Shape{30, 40}, -100, 100, 26)
+	e := exectest.Rand(tensor.Float32, tensor.Shape{0, 5}, -1, 1, 27)
+	cs = append(cs, oneCase("direct/Fused", []*tensor.Tensor{x, y, m, h, b, i, e}, func(ns []*graph.Node) []*graph.Node {
+		xy := ops.Mul(ops.Exp(ns[0]), ns[1])
+		hb := ops.Add(ops.Cast(ns[3], tensor.Float32), ops.Cast(ns[4], tensor.Float32))
+		return []*graph.Node{
+			ops.Sum(xy, 0, 2), ops.MaxKeepDims(xy, 0, 2), ops.Min(xy, 1), ops.Sum(xy),
+			ops.Sum(ops.Tanh(ns[2]), 1), ops.MaxKeepDims(ops.Mul(ns[2], ops.Scalar(ns[2], -3)), 0, 2),
+			ops.Cast(ops.Sigmoid(hb), tensor.BFloat16),
+			ops.Cast(ops.Mul(hb, ops.Scalar(hb, 0.5)), tensor.Float16),
+			ops.Where(ops.Less(hb, ops.Scalar(hb, 0)), ops.Cast(ns[3], tensor.Float32), hb),
+			ops.Sum(ops.Cast(ops.Div(ns[5], ops.Scalar(ns[5], 7)), tensor.Int64), 0),
+			ops.Max(ops.Mul(ns[5], ns[5]), 1),
+			ops.Sum(ops.Exp(ns[6]), 0), ops.Sum(ops.Exp(ns[6]), 1),
+			ops.Not(ops.Equal(ops.Relu(ns[5]), ops.Scalar(ns[5], 0))),
+		}
+	}))
+	return cs
+}

@@ -1,0 +1,47 @@
+// Package cudagen generates the CUDA C kernels of loom's CUDA backend:
+// for one graph node (an elementwise op, a fused group, a reduction, a
+// movement op or a softmax) it returns the source of the __global__
+// functions that compute it and the launches to run, with every shape,
+// stride and size baked into the source as a constant.
+//
+// The source is written in a small dialect that both NVRTC (with no
+// headers) and a host C++17 compiler (the emulator, after its own header)
+// accept: extern "C" kernels with pointer parameters only, 64-bit
+// indices, no templates, no warp intrinsics, no atomics, and dynamic
+// shared memory only (loom_smem, declared once in Prelude). Helpers
+// (float16/bfloat16 conversions, saturating casts, floor division, ...)
+// live in Prelude, which a module includes once before its kernels.
+//
+// Semantics follow the CPU backend (exec/cpu): integer arithmetic wraps,
+// integer division floors and x/0 is 0, float-to-integer casts truncate
+// and saturate with NaN giving 0, the storage types convert through
+// float32 with rounding to nearest even, Maximum, Minimum, Max, Min and
+// the arg reductions propagate NaN (ties go to the first index), and
+// float sums accumulate in double.
+//
+// Kernel shapes (block = 256 threads, or the device's limit):
+//
+//   - Elementwise and fused groups: a grid-stride loop, grid =
+//     min(ceil(n/256), 32 blocks per multiprocessor); operands with the
+//     domain's shape are read at the loop index, one-element operands
+//     once, broadcast ones through strides by constant div/mod.
+//   - Reductions (and fused groups ending in one): a block holds BO
+//     outputs of BR lanes; lanes fold strided elements into private
+//     accumulators, then a shared-memory tree combines them. One thread
+//     per output when the reduced extent is short (<= 16 with the
+//     innermost axis reduced, <= 32 otherwise) or when outputs are many
+//     (>= 256 per multiprocessor) and neighbouring outputs are
+//     neighbouring addresses; rows (innermost axis reduced) get 32..256
+//     lanes along x, about 8 elements each; columns get 32 outputs along
+//     x and 8 lanes along y. When there are fewer than 2 blocks per
+//     multiprocessor and each lane would fold 32 or more elements, the
+//     extent is cut into parts (4 blocks per multiprocessor, >= 16
+//     elements per lane, <= 1024 parts): pass 1 writes partials to
+//     scratch, pass 2 reduces them.
+//   - Softmax and LogSoftmax: the reduction's tiles without parts: a
+//     block per row along the innermost axis, tree reductions for the
+//     maximum and the sum.
+//   - Transpose: 32x32 shared-memory tiles when the input's contiguous
+//     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
+//     and Pad compute each result element's source.
+package cudagen

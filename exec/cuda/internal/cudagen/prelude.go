@@ -1,0 +1,222 @@
+package cudagen
+
+// Prelude returns the device code every module starts with: the dynamic
+// shared memory declaration and the __device__ helpers generated kernels
+// call (float16/bfloat16 conversions by bit manipulation with rounding to
+// nearest even, as package tensor converts; NaN and infinity by bit
+// casts; saturating float-to-integer casts; floor division and integer
+// power; NaN-propagating maximum and minimum). It needs no headers.
+func Prelude() string { return prelude }
+
+const prelude = `// loom CUDA prelude: helpers of the generated kernels (no headers needed).
+extern __shared__ __align__(16) unsigned char loom_smem[];
+
+__device__ __forceinline__ float loom_inf_f32() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float loom_nan_f32() { return __int_as_float(0x7fc00000); }
+__device__ __forceinline__ double loom_inf_f64() { return __longlong_as_double(0x7ff0000000000000LL); }
+__device__ __forceinline__ double loom_nan_f64() { return __longlong_as_double(0x7ff8000000000000LL); }
+
+// float16 <-> float32, as tensor.F16FromFloat32 and F16.Float32: round to
+// nearest even, overflow to infinity, NaN stays NaN.
+__device__ __forceinline__ float loom_f16_to_f32(unsigned short h)
+{
+    unsigned int sign = ((unsigned int)h & 0x8000u) << 16;
+    unsigned int exp = ((unsigned int)h >> 10) & 0x1fu;
+    unsigned int man = (unsigned int)h & 0x3ffu;
+    if (exp == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (man << 13));
+    if (exp == 0u) {
+        if (man == 0u) return __uint_as_float(sign);
+        float v = (float)man * 5.9604644775390625e-8f; // man * 2^-24, exact
+        return sign != 0u ? -v : v;
+    }
+    return __uint_as_float(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+__device__ __forceinline__ unsigned short loom_f32_to_f16(float f)
+{
+    unsigned int b = __float_as_uint(f);
+    unsigned int sign = (b >> 16) & 0x8000u;
+    int exp = (int)((b >> 23) & 0xffu);
+    unsigned int man = b & 0x7fffffu;
+    if (exp == 0xff) {
+        if (man != 0u) return (unsigned short)(sign | 0x7e00u | (man >> 13));
+        return (unsigned short)(sign | 0x7c00u);
+    }
+    int e = exp - 127 + 15;
+    if (e >= 0x1f) return (unsigned short)(sign | 0x7c00u);
+    if (e <= 0) {
+        if (e < -10) return (unsigned short)sign;
+        man |= 0x800000u;
+        unsigned int shift = (unsigned int)(14 - e);
+        unsigned int half = 1u << (shift - 1u);
+        unsigned int rest = man & ((1u << shift) - 1u);
+        unsigned int m = man >> shift;
+        if (rest > half || (rest == half && (m & 1u) == 1u)) m++;
+        return (unsigned short)(sign | m);
+    }
+    unsigned int m = man >> 13;
+    unsigned int rest = man & 0x1fffu;
+    unsigned int h = ((unsigned int)e << 10) | m;
+    if (rest > 0x1000u || (rest == 0x1000u && (m & 1u) == 1u)) h++; // may carry into the exponent: correct
+    return (unsigned short)(sign | h);
+}
+
+// bfloat16 <-> float32, as tensor.BF16FromFloat32 and BF16.Float32.
+__device__ __forceinline__ float loom_bf16_to_f32(unsigned short h) { return __uint_as_float((unsigned int)h << 16); }
+
+__device__ __forceinline__ unsigned short loom_f32_to_bf16(float f)
+{
+    unsigned int b = __float_as_uint(f);
+    if ((b & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((b >> 16) | 0x40u);
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return (unsigned short)(b >> 16);
+}
+
+// Float to integer: truncate toward zero, saturate, NaN gives 0
+// (tensor.FloatToInt).
+__device__ __forceinline__ int loom_d2i32(double v)
+{
+    if (v != v) return 0;
+    if (v <= -2147483648.0) return -2147483647 - 1;
+    if (v >= 2147483647.0) return 2147483647;
+    return (int)v;
+}
+
+__device__ __forceinline__ long long loom_d2i64(double v)
+{
+    if (v != v) return 0LL;
+    if (v <= -9223372036854775808.0) return -9223372036854775807LL - 1LL;
+    if (v >= 9223372036854775808.0) return 9223372036854775807LL;
+    return (long long)v;
+}
+
+// Integer arithmetic wraps (two's complement), computed unsigned.
+__device__ __forceinline__ int loom_add_i32(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
+__device__ __forceinline__ int loom_sub_i32(int a, int b) { return (int)((unsigned int)a - (unsigned int)b); }
+__device__ __forceinline__ int loom_mul_i32(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }
+__device__ __forceinline__ int loom_neg_i32(int a) { return (int)(0u - (unsigned int)a); }
+__device__ __forceinline__ int loom_abs_i32(int a) { return a < 0 ? loom_neg_i32(a) : a; }
+__device__ __forceinline__ long long loom_add_i64(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ long long loom_sub_i64(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ long long loom_mul_i64(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+__device__ __forceinline__ long long loom_neg_i64(long long a) { return (long long)(0ull - (unsigned long long)a); }
+__device__ __forceinline__ long long loom_abs_i64(long long a) { return a < 0 ? loom_neg_i64(a) : a; }
+
+// Floor division (Python's //); x / 0 is 0; MinInt / -1 wraps.
+__device__ __forceinline__ int loom_div_i32(int x, int y)
+{
+    if (y == 0) return 0;
+    if (y == -1) return loom_neg_i32(x);
+    int q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    return q;
+}
+
+__device__ __forceinline__ long long loom_div_i64(long long x, long long y)
+{
+    if (y == 0) return 0LL;
+    if (y == -1) return loom_neg_i64(x);
+    long long q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    return q;
+}
+
+// Integer power by squaring (wrapping); a negative exponent gives the
+// truncated reciprocal: 0 unless x is 1 or -1.
+__device__ __forceinline__ int loom_pow_i32(int x, int y)
+{
+    if (y < 0) {
+        if (x == 1) return 1;
+        if (x == -1) return (y & 1) ? -1 : 1;
+        return 0;
+    }
+    unsigned int r = 1u, b = (unsigned int)x;
+    while (y > 0) {
+        if (y & 1) r *= b;
+        b *= b;
+        y >>= 1;
+    }
+    return (int)r;
+}
+
+__device__ __forceinline__ long long loom_pow_i64(long long x, long long y)
+{
+    if (y < 0) {
+        if (x == 1) return 1LL;
+        if (x == -1) return (y & 1) ? -1LL : 1LL;
+        return 0LL;
+    }
+    unsigned long long r = 1ull, b = (unsigned long long)x;
+    while (y > 0) {
+        if (y & 1) r *= b;
+        b *= b;
+        y >>= 1;
+    }
+    return (long long)r;
+}
+
+// Maximum and minimum as Go's builtins: NaN propagates, -0 < +0.
+__device__ __forceinline__ float loom_max_f32(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a > b) return a;
+    if (b > a) return b;
+    return __float_as_int(a) < 0 ? b : a;
+}
+
+__device__ __forceinline__ float loom_min_f32(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a < b) return a;
+    if (b < a) return b;
+    return __float_as_int(a) < 0 ? a : b;
+}
+
+__device__ __forceinline__ double loom_max_f64(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a > b) return a;
+    if (b > a) return b;
+    return __double_as_longlong(a) < 0 ? b : a;
+}
+
+__device__ __forceinline__ double loom_min_f64(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a < b) return a;
+    if (b < a) return b;
+    return __double_as_longlong(a) < 0 ? a : b;
+}
+
+// Relu is max(x, 0): NaN propagates, -0 gives +0.
+__device__ __forceinline__ float loom_relu_f32(float x) { return x > 0.0f ? x : (x != x ? x : 0.0f); }
+__device__ __forceinline__ double loom_relu_f64(double x) { return x > 0.0 ? x : (x != x ? x : 0.0); }
+
+// Sign is -1, 0 or 1; zeros keep their sign and NaN stays NaN.
+__device__ __forceinline__ float loom_sign_f32(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }
+__device__ __forceinline__ double loom_sign_f64(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x); }
+
+// Sigmoid without overflow: t = e^-|x|, 1/(1+t) for x >= 0, t/(1+t) else.
+__device__ __forceinline__ float loom_sigmoid_f32(float x)
+{
+    float t = expf(-fabsf(x));
+    return x >= 0.0f ? 1.0f / (1.0f + t) : t / (1.0f + t);
+}
+
+__device__ __forceinline__ double loom_sigmoid_f64(double x)
+{
+    double t = exp(-fabs(x));
+    return x >= 0.0 ? 1.0 / (1.0 + t) : t / (1.0 + t);
+}
+
+// Reductions: v replaces best when it is larger (smaller), or NaN while
+// best is not (so NaN propagates and the first NaN wins).
+__device__ __forceinline__ bool loom_gt_f32(float v, float best) { return v > best || (v != v && best == best); }
+__device__ __forceinline__ bool loom_lt_f32(float v, float best) { return v < best || (v != v && best == best); }
+__device__ __forceinline__ bool loom_gt_f64(double v, double best) { return v > best || (v != v && best == best); }
+__device__ __forceinline__ bool loom_lt_f64(double v, double best) { return v < best || (v != v && best == best); }
+`

@@ -1,0 +1,201 @@
+package cudagen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loomgraph/loom/tensor"
+)
+
+// cType is the C type that holds one element of dt in device memory and in
+// generated code: bool is one byte (0 or 1), float16 and bfloat16 are
+// their bit patterns (converted with the prelude's functions).
+func cType(dt tensor.DType) string {
+	switch dt {
+	case tensor.Bool:
+		return "unsigned char"
+	case tensor.Int32:
+		return "int"
+	case tensor.Int64:
+		return "long long"
+	case tensor.Float32:
+		return "float"
+	case tensor.Float64:
+		return "double"
+	case tensor.Float16, tensor.BFloat16:
+		return "unsigned short"
+	}
+	return ""
+}
+
+// bitsType is the unsigned type of dt's element size: movement kernels
+// copy element bits with it, whatever the dtype.
+func bitsType(dt tensor.DType) string {
+	switch dt.Size() {
+	case 1:
+		return "unsigned char"
+	case 2:
+		return "unsigned short"
+	case 4:
+		return "unsigned int"
+	case 8:
+		return "unsigned long long"
+	}
+	return ""
+}
+
+// zeroOf is the literal 0 of C type ct.
+func zeroOf(ct string) string {
+	switch ct {
+	case "float":
+		return "0.0f"
+	case "double":
+		return "0.0"
+	case "int":
+		return "0"
+	case "long long":
+		return "0LL"
+	case "unsigned int":
+		return "0u"
+	case "unsigned long long":
+		return "0ull"
+	}
+	return "(" + ct + ")0"
+}
+
+// ll formats an int64 as a long long literal.
+func ll(v int64) string {
+	if v == -1<<63 {
+		return "(-9223372036854775807LL - 1LL)"
+	}
+	return fmt.Sprintf("%dLL", v)
+}
+
+// code is a builder of indented C source.
+type code struct {
+	b      strings.Builder
+	indent int
+}
+
+// line writes one line at the current indentation; a line ending in "{"
+// indents the following lines, one starting with "}" outdents itself.
+func (c *code) line(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	if strings.HasPrefix(s, "}") {
+		c.indent--
+	}
+	for i := 0; i < c.indent+1; i++ {
+		c.b.WriteString("    ")
+	}
+	c.b.WriteString(s)
+	c.b.WriteByte('\n')
+	if strings.HasSuffix(s, "{") {
+		c.indent++
+	}
+}
+
+func (c *code) String() string { return c.b.String() }
+
+// gridStride opens a grid-stride loop over [0, n) with variable v.
+func (c *code) gridStride(v string, n int64) {
+	c.line("for (long long %s = (long long)blockIdx.x * blockDim.x + threadIdx.x; %s < %s; %s += (long long)gridDim.x * blockDim.x) {", v, v, ll(n), v)
+}
+
+// dim is one dimension of an iteration space after coalescing: its size
+// and the element stride of each operand along it (0 when the operand is
+// broadcast along it).
+type dim struct {
+	size    int64
+	strides []int64
+	reduced bool
+}
+
+// coalesce builds the dimensions of iterating over shape (row-major) with
+// the given per-operand strides (strides[k][d] for operand k along dim d),
+// dropping size-1 dimensions and merging neighbours that every operand
+// steps through contiguously and that are both reduced or both kept
+// (reduced may be nil: nothing reduced).
+func coalesce(shape tensor.Shape, strides [][]int64, reduced []bool) []dim {
+	var ds []dim
+	for d, n := range shape {
+		if n == 1 {
+			continue
+		}
+		x := dim{size: int64(n), reduced: reduced != nil && reduced[d]}
+		for k := range strides {
+			x.strides = append(x.strides, strides[k][d])
+		}
+		if len(ds) > 0 {
+			p := &ds[len(ds)-1]
+			ok := p.reduced == x.reduced
+			for k := range strides {
+				ok = ok && p.strides[k] == x.strides[k]*x.size
+			}
+			if ok {
+				p.size *= x.size
+				copy(p.strides, x.strides)
+				continue
+			}
+		}
+		ds = append(ds, x)
+	}
+	return ds
+}
+
+// broadcastStrides returns the element strides of an operand of shape s
+// read with NumPy broadcasting over domain (aligned right; 0 along the
+// dimensions where s has 1 or does not reach).
+func broadcastStrides(s, domain tensor.Shape) []int64 {
+	st := make([]int64, len(domain))
+	own := s.Strides()
+	off := len(domain) - len(s)
+	for i := range s {
+		if s[i] == domain[off+i] {
+			st[off+i] = int64(own[i])
+		}
+	}
+	return st
+}
+
+// decompose emits the index of each of dims from the linear index v
+// (row-major over dims) into variables prefix0, prefix1, ...; it returns
+// their names. The outermost index needs no modulo.
+func (c *code) decompose(v, prefix string, dims []dim) []string {
+	names := make([]string, len(dims))
+	if len(dims) == 0 {
+		return names
+	}
+	if len(dims) == 1 {
+		names[0] = v
+		return names
+	}
+	q := prefix + "q"
+	c.line("long long %s = %s;", q, v)
+	for d := len(dims) - 1; d >= 1; d-- {
+		names[d] = fmt.Sprintf("%s%d", prefix, d)
+		c.line("const long long %s = %s %% %s;", names[d], q, ll(dims[d].size))
+		c.line("%s /= %s;", q, ll(dims[d].size))
+	}
+	names[0] = q
+	return names
+}
+
+// dot returns the expression sum(idx[d]*dims[d].strides[k]) for operand
+// k, "0LL" when it is empty.
+func dot(idx []string, dims []dim, k int) string {
+	var terms []string
+	for d := range dims {
+		s := dims[d].strides[k]
+		switch s {
+		case 0:
+		case 1:
+			terms = append(terms, idx[d])
+		default:
+			terms = append(terms, idx[d]+" * "+ll(s))
+		}
+	}
+	if len(terms) == 0 {
+		return "0LL"
+	}
+	return strings.Join(terms, " + ")
+}
