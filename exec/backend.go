@@ -69,3 +69,19 @@ type StepObserver interface {
 	// over at dispatched, run from start to end.
 	Part(step, worker int, dispatched, start, end int64)
 }
+
+// DeviceObserver is a StepObserver that also takes the timings of work
+// that ran on a device queue (a CUDA stream). Backends with such queues
+// check for it with a type assertion; the profiler's observer has it.
+type DeviceObserver interface {
+	StepObserver
+	// DeviceSpan reports work on queue (numbered from 0 per Program):
+	// step (an index into Plan.Steps, or -1 for a transfer that is not a
+	// step, such as a feed's upload, named name and moving bytes),
+	// enqueued by the host at launched and running on the device from
+	// start to end. Times are on the observer's clock. On such backends
+	// Step reports the host's launch of the step.
+	DeviceSpan(queue, step int, name string, bytes int64, launched, start, end int64)
+	// DeviceMemory reports the bytes of device memory in use at time t.
+	DeviceMemory(t, bytes int64)
+}

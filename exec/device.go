@@ -50,10 +50,19 @@ type Device struct {
 	Memory      int64      // bytes of memory the device has
 	Processors  int        // cores (CPU) or streaming multiprocessors (GPU)
 	Description string     // model name and details
+	Compute     string     // GPU compute capability ("9.0"); empty for CPUs
+	Driver      string     // GPU driver version ("13.0"); empty for CPUs
 }
 
 func (d Device) String() string {
-	return fmt.Sprintf("%s (%s, %d processors, %.1f GiB): %s", d.Name, d.Kind, d.Processors, float64(d.Memory)/(1<<30), d.Description)
+	s := fmt.Sprintf("%s (%s, %d processors, %.1f GiB", d.Name, d.Kind, d.Processors, float64(d.Memory)/(1<<30))
+	if d.Compute != "" {
+		s += ", compute " + d.Compute
+	}
+	if d.Driver != "" {
+		s += ", driver " + d.Driver
+	}
+	return s + "): " + d.Description
 }
 
 // Driver is what a backend registers: it lists the devices it can open

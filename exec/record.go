@@ -101,6 +101,8 @@ type runRecorder struct {
 	pid, tid int
 	mu       sync.Mutex
 	workers  map[int]int // worker -> tid
+	queues   map[int]int // device queue -> tid
+	device   bool        // a GPU program: Step is the host's launch
 	lastLive float64     // the memory counter's last sample (-1: none yet)
 }
 
@@ -109,6 +111,11 @@ func (r *runRecorder) Now() int64 { return r.rec.Now() }
 func (r *runRecorder) Step(step int, start, end int64) {
 	info := &r.infos[step]
 	if info.skip {
+		return
+	}
+	if r.device {
+		// The kernel itself arrives through DeviceSpan; this is its launch.
+		r.rec.Span(r.pid, r.tid, "launch", "launch "+info.kernel.Name, start, end, nil, info.partArgs)
 		return
 	}
 	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, nil)
@@ -132,6 +139,34 @@ func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
 	r.rec.Flow("dispatch", r.pid, r.tid, dispatched, r.pid, tid, start)
 }
 
+// DeviceSpan records work that ran on a device queue: on the queue's own
+// track ("stream N"), with a flow arrow from the host's launch.
+func (r *runRecorder) DeviceSpan(queue, step int, name string, bytes int64, launched, start, end int64) {
+	r.mu.Lock()
+	tid, ok := r.queues[queue]
+	if !ok {
+		tid = r.rec.Thread(r.pid, "stream "+strconv.Itoa(queue), 2000+queue)
+		r.queues[queue] = tid
+	}
+	r.mu.Unlock()
+	if step >= 0 {
+		info := &r.infos[step]
+		r.rec.Span(r.pid, tid, info.cat, "", start, end, info.kernel, nil)
+		if live := info.live["arena live bytes"]; live != r.lastLive {
+			r.lastLive = live
+			r.rec.Counter(r.pid, "memory", end, info.live)
+		}
+	} else {
+		r.rec.Span(r.pid, tid, "copy", name, start, end, nil, map[string]any{"bytes": bytes})
+	}
+	r.rec.Flow("launch", r.pid, r.tid, launched, r.pid, tid, start)
+}
+
+// DeviceMemory records the device's memory in use as a counter.
+func (r *runRecorder) DeviceMemory(t, bytes int64) {
+	r.rec.Counter(r.pid, "device memory", t, map[string]float64{"device bytes in use": float64(bytes)})
+}
+
 // startRecording prepares the observer of a profiled Run on frame f.
 func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
 	dev := p.be.Device()
@@ -143,6 +178,8 @@ func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
 		rec: rec, infos: p.stepInfos(), pid: pid,
 		tid:      rec.Thread(pid, "run "+strconv.Itoa(f.id), f.id),
 		workers:  map[int]int{},
+		queues:   map[int]int{},
+		device:   dev.Kind == GPU,
 		lastLive: -1,
 	}
 }

@@ -50,6 +50,44 @@ func MatMulDims(n *graph.Node) (m, k int) {
 	return a[len(a)-2], a[len(a)-1]
 }
 
+// MatMulBatchOffsets returns, for each matrix product of a (batched)
+// MatMul node in row-major order of the result's batch dimensions, the
+// element offsets of the operands' matrices: batch dimensions where an
+// operand has size 1 (or that it lacks) broadcast, offset 0.
+func MatMulBatchOffsets(n *graph.Node) (aOff, bOff []int) {
+	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
+	batch := out[:len(out)-2]
+	nb := batch.Size()
+	aOff, bOff = make([]int, nb), make([]int, nb)
+	strides := func(s tensor.Shape) []int {
+		// element stride of each batch dim of an operand, aligned to the
+		// result's batch dims; 0 where the operand broadcasts.
+		mat := s[len(s)-2] * s[len(s)-1]
+		bdims := s[:len(s)-2]
+		st := make([]int, len(batch))
+		acc := mat
+		for i := len(bdims) - 1; i >= 0; i-- {
+			j := len(batch) - len(bdims) + i
+			if bdims[i] == batch[j] && bdims[i] != 1 {
+				st[j] = acc
+			}
+			acc *= bdims[i]
+		}
+		return st
+	}
+	sa, sb := strides(as), strides(bs)
+	for i := 0; i < nb; i++ {
+		q := i
+		for d := len(batch) - 1; d >= 0; d-- {
+			idx := q % batch[d]
+			q /= batch[d]
+			aOff[i] += idx * sa[d]
+			bOff[i] += idx * sb[d]
+		}
+	}
+	return aOff, bOff
+}
+
 func shMatMul(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, b := in[0], in[1]
 	if len(a) < 2 || len(b) < 2 {

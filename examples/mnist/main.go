@@ -26,6 +26,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	_ "github.com/loomgraph/loom/exec/cpu"
+	_ "github.com/loomgraph/loom/exec/cuda"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/optim"

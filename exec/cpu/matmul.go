@@ -28,35 +28,7 @@ func newMMPlan(n *graph.Node) *mmPlan {
 	// Leading dimensions are at least 1, as BLAS requires, even for empty
 	// operands.
 	p := &mmPlan{m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb, lda: max(1, as[len(as)-1]), ldb: max(1, bs[len(bs)-1])}
-	batch := out[:r-2]
-	nb := batch.Size()
-	p.aOff, p.bOff = make([]int, nb), make([]int, nb)
-	strides := func(s tensor.Shape) []int {
-		// element stride of each batch dim of an operand, aligned to the
-		// result's batch dims; 0 where the operand broadcasts.
-		mat := s[len(s)-2] * s[len(s)-1]
-		bdims := s[:len(s)-2]
-		st := make([]int, len(batch))
-		acc := mat
-		for i := len(bdims) - 1; i >= 0; i-- {
-			j := len(batch) - len(bdims) + i
-			if bdims[i] == batch[j] && bdims[i] != 1 {
-				st[j] = acc
-			}
-			acc *= bdims[i]
-		}
-		return st
-	}
-	sa, sb := strides(as), strides(bs)
-	for i := 0; i < nb; i++ {
-		q := i
-		for d := len(batch) - 1; d >= 0; d-- {
-			idx := q % batch[d]
-			q /= batch[d]
-			p.aOff[i] += idx * sa[d]
-			p.bOff[i] += idx * sb[d]
-		}
-	}
+	p.aOff, p.bOff = ops.MatMulBatchOffsets(n)
 	return p
 }
 

@@ -1,0 +1,509 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cuda/internal/cu"
+	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
+	"github.com/loomgraph/loom/ops"
+)
+
+// ptrOf is the address of a byte slice's first element (nil when empty).
+func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
+
+// lowerHook, when set (by tests), sees the generated functions of every
+// Program lowered; an error stops the lowering there.
+var lowerHook func([]cudagen.Func) error
+
+// launch is one kernel launch with its parameter block: vals holds the
+// device pointers, params points at each (cuLaunchKernel's kernelParams).
+type launch struct {
+	fn     cu.Function
+	spec   cudagen.Launch
+	vals   []cu.DevicePtr
+	params []unsafe.Pointer
+}
+
+// stepExec is how one plan step runs.
+type stepExec struct {
+	launches []*launch
+	mm       *mmPlan
+	copy     bool // a device-to-device copy of In[0]
+	name     string
+}
+
+// executable is a Program lowered for the GPU: its module, its arena and
+// transfer buffers, its stream. Runs are serialised.
+type executable struct {
+	be     *Backend
+	plan   *exec.Plan
+	steps  []stepExec
+	ptr    []cu.DevicePtr // device address of every value (variables set per run)
+	owned  []cu.DevicePtr // allocations to free at Close
+	stream cu.Stream
+	// staging: pinned host memory for the feeds and the outputs.
+	pinned  []byte
+	inOff   []int64
+	outOff  []int64
+	scratch cu.DevicePtr
+	hasMM   bool
+	events  []cu.Event // created on the first profiled run
+	times   []evTime
+	mu      sync.Mutex
+	closed  bool
+}
+
+// evTime is one profiled piece of a run: events start and end, launched
+// by the host at host.
+type evTime struct {
+	step       int // plan step, or -1 for a transfer
+	name       string
+	bytes      int64
+	start, end int // event indices
+	host       int64
+}
+
+// Lower generates and compiles the program's kernels and sets up its
+// device memory.
+func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
+	e := &executable{be: b, plan: p, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
+	var funcs []cudagen.Func
+	seen := map[string]bool{}
+	var scratch int64
+	t := b.target()
+	for i, s := range p.Steps {
+		st := &e.steps[i]
+		switch s.Kind {
+		case exec.AliasStep:
+			continue
+		case exec.CopyStep:
+			st.copy, st.name = true, "Copy"
+			continue
+		}
+		n := s.Node
+		st.name = n.Op().String()
+		if a, ok := n.Attr().(*ops.FusedAttr); ok {
+			st.name = "Fused[" + strings.Join(a.OpNames(), ",") + "]"
+		}
+		if err := b.Supports(n); err != nil {
+			return nil, fmt.Errorf("cuda: %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
+		}
+		if n.Op() == ops.OpMatMul {
+			st.mm = newMMPlan(n)
+			e.hasMM = true
+			continue
+		}
+		k, err := cudagen.Generate(n, t)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: generating the kernel of %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
+		}
+		for _, f := range k.Funcs {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				funcs = append(funcs, f)
+			}
+		}
+		for _, l := range k.Launches {
+			st.launches = append(st.launches, newLaunch(l))
+		}
+		scratch = max(scratch, k.ScratchBytes)
+	}
+	if lowerHook != nil {
+		if err := lowerHook(funcs); err != nil {
+			return nil, err
+		}
+	}
+	var im *image
+	if len(funcs) > 0 {
+		var src strings.Builder
+		src.WriteString(cudagen.Prelude())
+		for _, f := range funcs {
+			src.WriteString("\n")
+			src.WriteString(f.Source)
+		}
+		var err error
+		im, err = compileImage(b.lib.nvrtc, src.String(), b.arch())
+		if err != nil {
+			return nil, fmt.Errorf("cuda: %w", err)
+		}
+	}
+	err := b.do(func() error { return e.setup(im, scratch) })
+	if err != nil {
+		e.free()
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	return e, nil
+}
+
+func newLaunch(l cudagen.Launch) *launch {
+	ln := &launch{spec: l, vals: make([]cu.DevicePtr, len(l.Args)), params: make([]unsafe.Pointer, len(l.Args))}
+	for i := range ln.vals {
+		ln.params[i] = unsafe.Pointer(&ln.vals[i])
+	}
+	return ln
+}
+
+// setup runs on the device goroutine: module, functions, memory, stream.
+func (e *executable) setup(im *image, scratch int64) error {
+	b, d, p := e.be, e.be.lib.drv, e.plan
+	if im != nil {
+		mod, err := b.mods.load(d, im)
+		if err != nil {
+			return err
+		}
+		for i := range e.steps {
+			for _, l := range e.steps[i].launches {
+				f, err := d.ModuleGetFunction(mod, l.spec.Func)
+				if err != nil {
+					return fmt.Errorf("cuModuleGetFunction(%s): %w", l.spec.Func, err)
+				}
+				l.fn = f
+			}
+		}
+	}
+	alloc := func(n int64) (cu.DevicePtr, error) {
+		ptr, err := b.alloc.alloc(n)
+		if err == nil {
+			e.owned = append(e.owned, ptr)
+		}
+		return ptr, err
+	}
+	arena, err := alloc(p.ArenaBytes)
+	if err != nil {
+		return err
+	}
+	if scratch > 0 {
+		if e.scratch, err = alloc(scratch); err != nil {
+			return err
+		}
+	}
+	var staging int64
+	for _, v := range p.Inputs {
+		e.inOff = append(e.inOff, staging)
+		staging += align(p.Values[v].Bytes)
+	}
+	for _, v := range p.Outputs {
+		e.outOff = append(e.outOff, staging)
+		staging += align(p.Values[v].Bytes)
+	}
+	if staging > 0 {
+		if e.pinned, err = d.MemAllocHost(staging); err != nil {
+			return fmt.Errorf("allocating %d bytes of pinned host memory: %w", staging, err)
+		}
+	}
+	for i, v := range p.Values {
+		if v.Alias >= 0 {
+			continue
+		}
+		switch v.Storage {
+		case exec.InArena:
+			e.ptr[i] = arena + cu.DevicePtr(v.Offset)
+		case exec.InInput, exec.InOutput:
+			if e.ptr[i], err = alloc(v.Bytes); err != nil {
+				return err
+			}
+		case exec.InConst:
+			if e.ptr[i], err = alloc(v.Bytes); err != nil {
+				return err
+			}
+			if data := v.Node.Value().Bytes(); len(data) > 0 {
+				if err := d.MemcpyHtoD(e.ptr[i], ptrOf(data), int64(len(data))); err != nil {
+					return fmt.Errorf("uploading constant %s: %w", v.Node, err)
+				}
+			}
+		}
+	}
+	e.resolveAliases()
+	if e.stream, err = d.StreamCreate(0); err != nil {
+		return fmt.Errorf("cuStreamCreate: %w", err)
+	}
+	return nil
+}
+
+// align rounds a staging size up to 64 bytes.
+func align(n int64) int64 { return (n + 63) &^ 63 }
+
+// resolveAliases gives every view its root's address.
+func (e *executable) resolveAliases() {
+	for i, v := range e.plan.Values {
+		if v.Alias >= 0 {
+			r := i
+			for e.plan.Values[r].Alias >= 0 {
+				r = e.plan.Values[r].Alias
+			}
+			e.ptr[i] = e.ptr[r]
+		}
+	}
+}
+
+// Run uploads the feeds, runs every step on the program's stream,
+// downloads the outputs and waits for the device.
+func (e *executable) Run(ctx context.Context, f *exec.Frame) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("cuda: %w", exec.ErrClosed)
+	}
+	p := e.plan
+	for i, v := range p.Vars {
+		buf, ok := f.Vars[i].(*buffer)
+		if !ok || buf.b != e.be {
+			return fmt.Errorf("cuda: variable %s is not stored on %s", v.User, e.be.device.Name)
+		}
+		e.ptr[v.Value] = buf.ptr
+		if v.Update >= 0 {
+			nb, ok := f.Next[i].(*buffer)
+			if !ok || nb.b != e.be {
+				return fmt.Errorf("cuda: variable %s's update is not stored on %s", v.User, e.be.device.Name)
+			}
+			e.ptr[v.Update] = nb.ptr
+		}
+	}
+	e.resolveAliases()
+	return e.be.do(func() error { return e.run(ctx, f) })
+}
+
+// run enqueues the whole program (device goroutine).
+func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
+	b, d, p := e.be, e.be.lib.drv, e.plan
+	obs := f.Observer
+	dobs, _ := obs.(exec.DeviceObserver)
+	prof := dobs != nil
+	var h0 int64
+	if prof {
+		if err := e.prepareEvents(); err != nil {
+			return err
+		}
+		e.times = e.times[:0]
+		dobs.DeviceMemory(obs.Now(), b.alloc.inUse)
+		h0 = obs.Now()
+		if err := d.EventRecord(e.events[0], e.stream); err != nil {
+			return fmt.Errorf("cuEventRecord: %w", err)
+		}
+	}
+	nextEvent := 1
+	// mark brackets an enqueue with events when profiling.
+	mark := func(step int, name string, bytes int64, enqueue func() error) error {
+		if !prof {
+			return enqueue()
+		}
+		host := obs.Now()
+		s, t := nextEvent, nextEvent+1
+		nextEvent += 2
+		if err := d.EventRecord(e.events[s], e.stream); err != nil {
+			return fmt.Errorf("cuEventRecord: %w", err)
+		}
+		if err := enqueue(); err != nil {
+			return err
+		}
+		if err := d.EventRecord(e.events[t], e.stream); err != nil {
+			return fmt.Errorf("cuEventRecord: %w", err)
+		}
+		e.times = append(e.times, evTime{step: step, name: name, bytes: bytes, start: s, end: t, host: host})
+		return nil
+	}
+	// Whatever happens, the stream is drained before returning: nothing
+	// may still write the caller's buffers or the arena.
+	defer func() {
+		if serr := d.StreamSynchronize(e.stream); serr != nil && err == nil {
+			err = fmt.Errorf("cuda: running the program on %s: %w (an asynchronous error of a kernel or copy enqueued by this run)", b.device.Name, serr)
+		}
+	}()
+	for i, v := range p.Inputs {
+		src := f.Inputs[i].Bytes()
+		if len(src) == 0 {
+			continue
+		}
+		stage := e.pinned[e.inOff[i] : e.inOff[i]+int64(len(src))]
+		copy(stage, src)
+		if err := mark(-1, "upload "+p.InputNodes[i].Name(), int64(len(src)), func() error {
+			return d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
+		}); err != nil {
+			return fmt.Errorf("cuda: uploading feed %s: %w", p.InputNodes[i], err)
+		}
+	}
+	if e.hasMM {
+		if err := b.lib.blas.SetStream(b.blas, e.stream); err != nil {
+			return fmt.Errorf("cuda: cublasSetStream: %w", err)
+		}
+	}
+	done := ctx.Done()
+	for i, s := range p.Steps {
+		if s.Kind == exec.AliasStep {
+			continue
+		}
+		if done != nil {
+			select {
+			case <-done:
+				return fmt.Errorf("cuda: stopped before step %d of %d: %w", i, len(p.Steps), ctx.Err())
+			default:
+			}
+		}
+		var t0 int64
+		if obs != nil {
+			t0 = obs.Now()
+		}
+		if err := mark(i, "", 0, func() error { return e.enqueue(i) }); err != nil {
+			return fmt.Errorf("cuda: step %d (%s): %w", i, describeStep(p, i), err)
+		}
+		if obs != nil {
+			obs.Step(i, t0, obs.Now())
+		}
+	}
+	for i, v := range p.Outputs {
+		n := p.Values[v].Bytes
+		if n == 0 {
+			continue
+		}
+		stage := e.pinned[e.outOff[i] : e.outOff[i]+n]
+		if err := mark(-1, fmt.Sprintf("download output %d", i), n, func() error {
+			return d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
+		}); err != nil {
+			return fmt.Errorf("cuda: downloading output %d: %w", i, err)
+		}
+	}
+	if err := d.StreamSynchronize(e.stream); err != nil {
+		return fmt.Errorf("cuda: running the program on %s: %w (an asynchronous error of a kernel or copy enqueued by this run)", b.device.Name, err)
+	}
+	for i, v := range p.Outputs {
+		n := p.Values[v].Bytes
+		copy(f.Outputs[i].Bytes(), e.pinned[e.outOff[i]:e.outOff[i]+n])
+	}
+	if prof {
+		return e.report(dobs, h0)
+	}
+	return nil
+}
+
+// enqueue puts step i on the stream.
+func (e *executable) enqueue(i int) error {
+	b, d := e.be, e.be.lib.drv
+	s := e.plan.Steps[i]
+	st := &e.steps[i]
+	switch {
+	case st.copy:
+		if n := e.plan.Values[s.Out].Bytes; n > 0 {
+			return d.MemcpyDtoDAsync(e.ptr[s.Out], e.ptr[s.In[0]], n, e.stream)
+		}
+		return nil
+	case st.mm != nil:
+		if err := st.mm.run(b.lib.blas, b.blas, d, e.stream, e.ptr[s.In[0]], e.ptr[s.In[1]], e.ptr[s.Out]); err != nil {
+			return fmt.Errorf("cuBLAS: %w", err)
+		}
+		return nil
+	}
+	for _, l := range st.launches {
+		for k, a := range l.spec.Args {
+			switch a.Kind {
+			case cudagen.In:
+				l.vals[k] = e.ptr[s.In[a.Index]]
+			case cudagen.Out:
+				l.vals[k] = e.ptr[s.Out]
+			case cudagen.Scratch:
+				l.vals[k] = e.scratch
+			}
+		}
+		sp := &l.spec
+		if err := d.LaunchKernel(l.fn, sp.Grid, sp.Block, sp.Shared, e.stream, l.params); err != nil {
+			return fmt.Errorf("cuLaunchKernel(%s, grid %v, block %v, shared %d): %w", sp.Func, sp.Grid, sp.Block, sp.Shared, err)
+		}
+	}
+	return nil
+}
+
+// prepareEvents creates the timing events on the first profiled run: one
+// origin and a pair per step and per transfer.
+func (e *executable) prepareEvents() error {
+	need := 1 + 2*(len(e.plan.Steps)+len(e.plan.Inputs)+len(e.plan.Outputs))
+	for len(e.events) < need {
+		ev, err := e.be.lib.drv.EventCreate(0)
+		if err != nil {
+			return fmt.Errorf("cuda: cuEventCreate: %w", err)
+		}
+		e.events = append(e.events, ev)
+	}
+	return nil
+}
+
+// report converts the events into the observer's clock and reports them.
+// The origin event was recorded on an idle stream right after the host
+// read h0, so a device time is h0 plus its offset from the origin; the
+// spans are then shifted (never shrunk) so that none starts before the
+// host launched it.
+func (e *executable) report(obs exec.DeviceObserver, h0 int64) error {
+	d := e.be.lib.drv
+	type span struct{ start, end int64 }
+	spans := make([]span, len(e.times))
+	var shift int64
+	for i, t := range e.times {
+		s, err := d.EventElapsedTime(e.events[0], e.events[t.start])
+		if err != nil {
+			return fmt.Errorf("cuda: cuEventElapsedTime: %w", err)
+		}
+		en, err := d.EventElapsedTime(e.events[0], e.events[t.end])
+		if err != nil {
+			return fmt.Errorf("cuda: cuEventElapsedTime: %w", err)
+		}
+		spans[i] = span{h0 + int64(float64(s)*1e6), h0 + int64(float64(en)*1e6)}
+		shift = max(shift, t.host-spans[i].start)
+	}
+	for i, t := range e.times {
+		obs.DeviceSpan(0, t.step, t.name, t.bytes, t.host, spans[i].start+shift, spans[i].end+shift)
+	}
+	obs.DeviceMemory(obs.Now(), e.be.alloc.inUse)
+	return nil
+}
+
+func describeStep(p *exec.Plan, i int) string {
+	s := p.Steps[i]
+	if s.Kind == exec.CopyStep {
+		return "copy of " + s.Node.String()
+	}
+	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
+}
+
+// Close frees the program's device memory, events and stream.
+func (e *executable) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	return e.free()
+}
+
+// free releases what setup acquired (also after a failed setup).
+func (e *executable) free() error {
+	return e.be.do(func() error {
+		d := e.be.lib.drv
+		var first error
+		keep := func(err error) {
+			if err != nil && first == nil {
+				first = err
+			}
+		}
+		for _, p := range e.owned {
+			keep(e.be.alloc.put(p))
+		}
+		e.owned = nil
+		if e.pinned != nil {
+			keep(d.MemFreeHost(e.pinned))
+			e.pinned = nil
+		}
+		for _, ev := range e.events {
+			keep(d.EventDestroy(ev))
+		}
+		e.events = nil
+		if e.stream != 0 {
+			keep(d.StreamDestroy(e.stream))
+			e.stream = 0
+		}
+		return first
+	})
+}

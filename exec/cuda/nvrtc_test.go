@@ -1,0 +1,133 @@
+package cuda
+
+import (
+	"errors"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cuda/internal/cu"
+	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+)
+
+// realNVRTC opens a real NVRTC for checking the generated CUDA C on a
+// machine without a GPU: $LOOM_CHECK_NVRTC, else Debian's libnvrtc11.2
+// (package libnvrtc11.2 in non-free, which .ci/run installs when it can),
+// else whatever the normal search finds. NVRTC needs no GPU.
+func realNVRTC(t *testing.T) *cu.NVRTC {
+	t.Helper()
+	var paths []string
+	if p := os.Getenv("LOOM_CHECK_NVRTC"); p != "" {
+		paths = append(paths, p)
+	}
+	paths = append(paths, "/usr/lib/x86_64-linux-gnu/libnvrtc.so.11.2", "libnvrtc.so.11.2")
+	saved, had := os.LookupEnv("LOOM_LIBNVRTC")
+	defer func() {
+		if had {
+			os.Setenv("LOOM_LIBNVRTC", saved)
+		} else {
+			os.Unsetenv("LOOM_LIBNVRTC")
+		}
+	}()
+	for _, p := range paths {
+		os.Setenv("LOOM_LIBNVRTC", p)
+		if n, err := cu.LoadNVRTC(); err == nil && !strings.Contains(n.Path(), "cufake") && !strings.Contains(n.Path(), "loom-cufake") {
+			return n
+		}
+	}
+	if mode == "gpu" {
+		n, err := cu.LoadNVRTC()
+		if err == nil {
+			return n
+		}
+	}
+	t.Skip("no real NVRTC (install Debian's libnvrtc11.2 from non-free, or set LOOM_CHECK_NVRTC)")
+	return nil
+}
+
+// TestNVRTCCompilesGeneratedKernels compiles every distinct function the
+// conformance suite generates, with a real NVRTC, for compute capability
+// 9.0 (PTX: no GPU needed). The emulator accepts a superset of CUDA C
+// (it is the host C++ compiler), so this is the check that the generated
+// code is CUDA C as NVRTC reads it.
+func TestNVRTCCompilesGeneratedKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the conformance suite's lowering")
+	}
+	n := realNVRTC(t)
+	major, minor, _ := n.Version()
+	t.Logf("NVRTC %d.%d at %s", major, minor, n.Path())
+	if mode == "" {
+		t.Skip(skipWhy)
+	}
+	var mu sync.Mutex
+	funcs := map[string]string{}
+	generated := errors.New("generated")
+	lowerHook = func(fs []cudagen.Func) error {
+		mu.Lock()
+		for _, f := range fs {
+			funcs[f.Name] = f.Source
+		}
+		mu.Unlock()
+		return generated // stop before compiling: only the sources matter
+	}
+	defer func() { lowerHook = nil }()
+	// The conformance cases' kernels, fused and one per op (the results
+	// are checked by TestConformance).
+	b := open(t)
+	for _, opts := range [][]exec.Option{nil, {exec.DisablePasses("precision", "simplify", "constfold", "cse", "fuse")}} {
+		for _, c := range exectest.Cases() {
+			g := graph.New()
+			outs, _ := c.Build(g)
+			if g.Err() != nil {
+				continue
+			}
+			if _, err := exec.Compile(b, outs, opts...); !errors.Is(err, generated) {
+				t.Errorf("%s: Compile = %v", c.Name, err)
+			}
+		}
+	}
+	b.Close()
+	lowerHook = nil
+	names := make([]string, 0, len(funcs))
+	for name := range funcs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	// Batches of functions per NVRTC call keep the check to seconds.
+	const batch = 150
+	arch := "compute_90"
+	if major < 11 || (major == 11 && minor < 8) {
+		arch = "compute_80"
+	}
+	for lo := 0; lo < len(names); lo += batch {
+		hi := min(lo+batch, len(names))
+		var src strings.Builder
+		src.WriteString(cudagen.Prelude())
+		for _, name := range names[lo:hi] {
+			src.WriteString("\n")
+			src.WriteString(funcs[name])
+		}
+		out, err := n.Compile(src.String(), "loom_check.cu", []string{"--gpu-architecture=" + arch})
+		if err != nil {
+			t.Fatalf("NVRTC rejects generated kernels %d-%d: %v", lo, hi, err)
+		}
+		if len(out.PTX) == 0 {
+			t.Fatalf("no PTX for kernels %d-%d", lo, hi)
+		}
+		for _, name := range names[lo:hi] {
+			if !strings.Contains(string(out.PTX), ".entry "+name) {
+				t.Errorf("PTX lacks the entry %s", name)
+			}
+		}
+		if strings.TrimSpace(out.Log) != "" {
+			t.Logf("NVRTC log for kernels %d-%d:\n%s", lo, hi, out.Log)
+		}
+	}
+	t.Logf("%d distinct generated functions compile with NVRTC %d.%d for %s", len(names), major, minor, arch)
+}
