@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -492,5 +493,71 @@ func TestAllocator(t *testing.T) {
 	}
 	if err := a.releaseAll(); err != nil || len(f.live) != 0 {
 		t.Errorf("releaseAll: %v, %d blocks left", err, len(f.live))
+	}
+}
+
+// TestGradientsMatchCPU: for the conformance cases (every op), the
+// gradient of a weighted sum of the float outputs with respect to the
+// float feeds is the same on the GPU as on the CPU (whose gradients
+// autodiff's tests check by finite differences). On the emulator every
+// third case runs, to keep make test short; on a GPU all of them.
+func TestGradientsMatchCPU(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	if testing.Short() && mode == "emu" {
+		t.Skip("-short")
+	}
+	ran := 0
+	for i, c := range exectest.Cases() {
+		if mode == "emu" && i%3 != 0 {
+			continue
+		}
+		g := graph.New()
+		outs, feeds := c.Build(g)
+		var xs []*graph.Node
+		for n, v := range feeds {
+			if v.DType().IsFloat() && n.Op() == graph.OpInput {
+				xs = append(xs, n)
+			}
+		}
+		slices.SortFunc(xs, func(a, b *graph.Node) int { return a.ID() - b.ID() })
+		var loss *graph.Node
+		for k, o := range outs {
+			if !o.DType().IsFloat() || o.Shape().Size() == 0 {
+				continue
+			}
+			// A fixed random weighting: no symmetric cancellation.
+			w := g.Const(exectest.Rand(o.DType(), o.Shape(), 0.5, 1.5, uint64(100+k)))
+			term := ops.Sum(ops.Mul(o, w))
+			if loss == nil {
+				loss = term
+			} else {
+				loss = ops.Add(loss, ops.Cast(term, loss.DType()))
+			}
+		}
+		if loss == nil || len(xs) == 0 {
+			continue
+		}
+		grads := autodiff.Grad(loss, xs...)
+		if g.Err() != nil {
+			continue // a discrete op on the path: no gradient to compare
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			gpu, host := runBoth(t, b, grads, feeds, exec.IgnoreUnusedFeeds())
+			for k := range grads {
+				tol := 1e-4 // float32, summed in another order
+				if grads[k].DType() == tensor.Float64 {
+					tol = 1e-9
+				}
+				if err := exectest.Compare(gpu[k], host[k], tol); err != nil {
+					t.Errorf("d/d%s: %v", xs[k].Name(), err)
+				}
+			}
+		})
+		ran++
+	}
+	t.Logf("%d cases' gradients compared", ran)
+	if ran < 50 {
+		t.Errorf("only %d cases had gradients to compare", ran)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -63,8 +64,7 @@ func compileImage(n *cu.NVRTC, src, arch string) (*image, error) {
 		return nil, fmt.Errorf("nvrtcVersion: %w", err)
 	}
 	ver := fmt.Sprintf("%d.%d", major, minor)
-	opts := []string{"--gpu-architecture=sm_" + arch}
-	key := moduleKey(src, opts, ver, arch)
+	key := moduleKey(src, nvrtcOptions("sm_"+arch), ver, arch)
 	imagesMu.Lock()
 	im := images[key]
 	imagesMu.Unlock()
@@ -80,28 +80,9 @@ func compileImage(n *cu.NVRTC, src, arch string) (*image, error) {
 		}
 	}
 	if im == nil {
-		out, err := n.Compile(src, "loom.cu", opts)
-		if err == nil && len(out.CUBIN) > 0 {
-			im = &image{data: out.CUBIN, log: out.Log}
-		} else {
-			// NVRTC older than the device, or no cubin: PTX for a virtual
-			// architecture, which the driver compiles at load.
-			var ce *cu.CompileError
-			if err != nil && errors.As(err, &ce) {
-				return nil, fmt.Errorf("NVRTC %s could not compile the generated kernels for sm_%s: %w", ver, arch, err)
-			}
-			out2, err2 := n.Compile(src, "loom.cu", []string{"--gpu-architecture=compute_" + arch})
-			if err2 != nil {
-				if err != nil {
-					return nil, fmt.Errorf("NVRTC %s: for sm_%s: %v; for compute_%s: %w", ver, arch, err, arch, err2)
-				}
-				return nil, fmt.Errorf("NVRTC %s: for compute_%s: %w", ver, arch, err2)
-			}
-			ptx := out2.PTX
-			if len(ptx) == 0 || ptx[len(ptx)-1] != 0 {
-				ptx = append(ptx, 0) // cuModuleLoadData takes NUL-terminated PTX
-			}
-			im = &image{data: ptx, ptx: true, log: out2.Log}
+		im, err = nvrtcCompile(n, src, arch, ver)
+		if err != nil {
+			return nil, err
 		}
 		if dir != "" {
 			ext := ".cubin"
@@ -115,6 +96,52 @@ func compileImage(n *cu.NVRTC, src, arch string) (*image, error) {
 	images[key] = im
 	imagesMu.Unlock()
 	return im, nil
+}
+
+// nvrtcOptions are the options of every compile for target ("sm_90",
+// "compute_90"). --fmad=false: a multiply followed by an add rounds twice,
+// as on the CPU backend, so elementwise results match it bit for bit (the
+// kernels are memory-bound; contraction would not make them faster).
+func nvrtcOptions(target string) []string {
+	return []string{"--gpu-architecture=" + target, "--fmad=false"}
+}
+
+// nvrtcCompile compiles src to a cubin for sm_<arch>. When this NVRTC does
+// not know the device's architecture (a device newer than the toolkit),
+// it falls back to PTX for the newest virtual architecture it accepts that
+// is not newer than the device; the driver compiles that PTX at load.
+func nvrtcCompile(n *cu.NVRTC, src, arch, ver string) (*image, error) {
+	out, err := n.Compile(src, "loom.cu", nvrtcOptions("sm_"+arch))
+	if err == nil && len(out.CUBIN) > 0 {
+		return &image{data: out.CUBIN, log: out.Log}, nil
+	}
+	var ce *cu.CompileError
+	if err != nil && !(errors.As(err, &ce) && ce.Result == cu.NVRTCErrorInvalidOpt) {
+		return nil, fmt.Errorf("NVRTC %s could not compile the generated kernels for sm_%s: %w", ver, arch, err)
+	}
+	first := err
+	dev, _ := strconv.Atoi(arch)
+	for _, virt := range []int{dev, 90, 89, 86, 80, 75} {
+		if virt > dev {
+			continue
+		}
+		out, err = n.Compile(src, "loom.cu", nvrtcOptions("compute_"+strconv.Itoa(virt)))
+		if err != nil {
+			if errors.As(err, &ce) && ce.Result == cu.NVRTCErrorInvalidOpt {
+				continue
+			}
+			return nil, fmt.Errorf("NVRTC %s could not compile the generated kernels for compute_%d: %w", ver, virt, err)
+		}
+		ptx := out.PTX
+		if len(ptx) == 0 || ptx[len(ptx)-1] != 0 {
+			ptx = append(ptx, 0) // cuModuleLoadData takes NUL-terminated PTX
+		}
+		return &image{data: ptx, ptx: true, log: out.Log}, nil
+	}
+	if first == nil {
+		first = errors.New("no cubin")
+	}
+	return nil, fmt.Errorf("NVRTC %s targets neither sm_%s nor an older virtual architecture: %w", ver, arch, first)
 }
 
 // writeCache stores data atomically; failures only cost a recompile.

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -113,7 +114,7 @@ func TestNVRTCCompilesGeneratedKernels(t *testing.T) {
 			src.WriteString("\n")
 			src.WriteString(funcs[name])
 		}
-		out, err := n.Compile(src.String(), "loom_check.cu", []string{"--gpu-architecture=" + arch})
+		out, err := n.Compile(src.String(), "loom_check.cu", nvrtcOptions(arch))
 		if err != nil {
 			t.Fatalf("NVRTC rejects generated kernels %d-%d: %v", lo, hi, err)
 		}
@@ -130,4 +131,74 @@ func TestNVRTCCompilesGeneratedKernels(t *testing.T) {
 		}
 	}
 	t.Logf("%d distinct generated functions compile with NVRTC %d.%d for %s", len(names), major, minor, arch)
+}
+
+// TestKernelCache: images are cached in memory and on disk under
+// LOOM_CUDA_CACHE, keyed by source, options, NVRTC version and
+// architecture.
+func TestKernelCache(t *testing.T) {
+	if mode == "" {
+		t.Skip(skipWhy)
+	}
+	b := open(t)
+	defer b.Close()
+	dir := t.TempDir()
+	t.Setenv("LOOM_CUDA_CACHE", dir)
+	src := cudagen.Prelude() + "\nextern \"C\" __global__ void loom_cache_probe(float* __restrict__ out) { out[threadIdx.x] = 1.0f; }\n"
+	im, err := compileImage(b.lib.nvrtc, src, b.arch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cubin"))
+	if len(files) != 1 {
+		t.Fatalf("disk cache holds %v, want one cubin", files)
+	}
+	if again, _ := compileImage(b.lib.nvrtc, src, b.arch()); again != im {
+		t.Error("the second compile did not come from the memory cache")
+	}
+	// A marker written into the disk entry comes back once the memory
+	// cache is cleared: the image was read from disk, not recompiled.
+	if err := os.WriteFile(files[0], []byte("marker"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imagesMu.Lock()
+	clear(images)
+	imagesMu.Unlock()
+	fromDisk, err := compileImage(b.lib.nvrtc, src, b.arch())
+	if err != nil || string(fromDisk.data) != "marker" {
+		t.Errorf("after clearing the memory cache: %q, %v; want the disk entry", fromDisk.data, err)
+	}
+	imagesMu.Lock()
+	clear(images)
+	imagesMu.Unlock()
+	// Another architecture is another key.
+	if k1, k2 := moduleKey(src, nvrtcOptions("sm_90"), "13.0", "90"), moduleKey(src, nvrtcOptions("sm_80"), "13.0", "80"); k1 == k2 {
+		t.Error("the key ignores the architecture")
+	}
+	if k1, k2 := moduleKey(src, nvrtcOptions("sm_90"), "13.0", "90"), moduleKey(src, nvrtcOptions("sm_90"), "12.8", "90"); k1 == k2 {
+		t.Error("the key ignores the NVRTC version")
+	}
+}
+
+// TestNVRTCFallback: for a device newer than NVRTC knows, the kernels are
+// compiled to PTX for an older virtual architecture; a real compile error
+// is reported with NVRTC's log.
+func TestNVRTCFallback(t *testing.T) {
+	if mode != "emu" {
+		t.Skip("needs the emulator's NVRTC")
+	}
+	b := open(t)
+	defer b.Close()
+	src := cudagen.Prelude() + "\nextern \"C\" __global__ void loom_fallback_probe(float* __restrict__ out) { out[threadIdx.x] = 2.0f; }\n"
+	im, err := nvrtcCompile(b.lib.nvrtc, src, "990", "13.0")
+	if err != nil {
+		t.Fatalf("sm_990: %v", err)
+	}
+	if !im.ptx {
+		t.Error("an unknown architecture did not fall back to PTX")
+	}
+	_, err = nvrtcCompile(b.lib.nvrtc, src+"\nextern \"C\" __global__ void broken(float* o) { o[0] = undefined_name; }\n", b.arch(), "13.0")
+	if err == nil || !strings.Contains(err.Error(), "undefined_name") {
+		t.Errorf("compile error = %v, want NVRTC's log naming undefined_name", err)
+	}
 }

@@ -57,7 +57,9 @@ func (g *gen) softmax(n *graph.Node) error {
 	if !t.rows {
 		me, partner = "lane * "+ll(t.bo)+" + slot", "s * "+ll(t.bo)
 	}
-	c.line("const long long me = %s;", me)
+	if t.br > 1 {
+		c.line("const long long me = %s;", me)
+	}
 	root := "slot"
 	if t.rows {
 		root = "slot * " + ll(t.br)
