@@ -18,6 +18,8 @@ for lib in nvrtc cublas; do
 		if [ -n "$f" ]; then
 			var=$(echo "LOOM_LIB$lib" | tr a-z A-Z)
 			export "$var=$f"
+			# its own dependencies (libcublasLt, libnvrtc-builtins) sit beside it
+			export LD_LIBRARY_PATH="$(dirname "$f")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 			echo "$var=$f"
 		fi
 	fi
