@@ -563,3 +563,41 @@ func TestGradientsMatchCPU(t *testing.T) {
 		t.Errorf("only %d cases had gradients to compare", ran)
 	}
 }
+
+// TestRunAllocations: a training step (feeds up, loss down, SGD updates
+// of device-resident Variables, cuBLAS products) allocates nothing on the
+// Go heap: the per-run driver and cuBLAS calls go through
+// purego.SyscallN with arguments in reused buffers, and the launches'
+// parameter blocks live in page-locked host memory.
+func TestRunAllocations(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 16, 32)
+	y := g.Input("y", tensor.Int64, 16)
+	w1 := g.Variable("w1", exectest.Rand(tensor.Float32, tensor.Shape{32, 24}, -0.3, 0.3, 1))
+	w2 := g.Variable("w2", exectest.Rand(tensor.Float32, tensor.Shape{24, 10}, -0.3, 0.3, 2))
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(ops.MatMul(ops.Relu(ops.MatMul(x, w1)), w2), y))
+	gs := autodiff.Grad(loss, w1, w2)
+	p, err := exec.Compile(b, []*graph.Node{loss},
+		exec.Update(w1, ops.Sub(w1, ops.Mul(gs[0], ops.Scalar(w1, 0.1)))),
+		exec.Update(w2, ops.Sub(w2, ops.Mul(gs[1], ops.Scalar(w2, 0.1)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lab := tensor.Zeros(tensor.Int64, 16)
+	feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, tensor.Shape{16, 32}, 0, 1, 3), y: lab}
+	outs := []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := p.RunInto(ctx, feeds, outs); err != nil {
+			t.Fatal(err)
+		}
+	})
+	kernels := p.Stats().Kernels
+	t.Logf("%.1f allocations per training step of %d kernels", allocs, kernels)
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per step of %d kernels", allocs, kernels)
+	}
+}

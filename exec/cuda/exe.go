@@ -23,7 +23,8 @@ func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b))
 var lowerHook func([]cudagen.Func) error
 
 // launch is one kernel launch with its parameter block: vals holds the
-// device pointers, params points at each (cuLaunchKernel's kernelParams).
+// device pointers, params points at each (cuLaunchKernel's kernelParams);
+// both live in page-locked host memory (paramBlocks).
 type launch struct {
 	fn     cu.Function
 	spec   cudagen.Launch
@@ -50,6 +51,7 @@ type executable struct {
 	stream cu.Stream
 	// staging: pinned host memory for the feeds and the outputs.
 	pinned  []byte
+	params  []byte // page-locked parameter blocks of the launches
 	inOff   []int64
 	outOff  []int64
 	scratch cu.DevicePtr
@@ -58,6 +60,11 @@ type executable struct {
 	times   []evTime
 	mu      sync.Mutex
 	closed  bool
+	// The Run in progress (under mu), for runFn, bound once so that a Run
+	// allocates no closure.
+	ctx   context.Context
+	frame *exec.Frame
+	runFn func() error
 }
 
 // evTime is one profiled piece of a run: events start and end, launched
@@ -74,6 +81,7 @@ type evTime struct {
 // device memory.
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	e := &executable{be: b, plan: p, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
+	e.runFn = func() error { return e.run(e.ctx, e.frame) }
 	var funcs []cudagen.Func
 	seen := map[string]bool{}
 	var scratch int64
@@ -142,12 +150,43 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	return e, nil
 }
 
-func newLaunch(l cudagen.Launch) *launch {
-	ln := &launch{spec: l, vals: make([]cu.DevicePtr, len(l.Args)), params: make([]unsafe.Pointer, len(l.Args))}
-	for i := range ln.vals {
-		ln.params[i] = unsafe.Pointer(&ln.vals[i])
+func newLaunch(l cudagen.Launch) *launch { return &launch{spec: l} }
+
+// paramBlocks lays out every launch's parameter block (the argument values
+// and the array of pointers to them) in page-locked host memory: C memory,
+// which the launch needs no pinning for, so a Run allocates nothing.
+func (e *executable) paramBlocks() error {
+	var n int
+	for i := range e.steps {
+		for _, l := range e.steps[i].launches {
+			n += len(l.spec.Args)
+		}
 	}
-	return ln
+	if n == 0 {
+		return nil
+	}
+	mem, err := e.be.lib.drv.MemAllocHost(int64(16 * n))
+	if err != nil {
+		return fmt.Errorf("allocating kernel parameter blocks: %w", err)
+	}
+	e.params = mem
+	base := unsafe.Pointer(unsafe.SliceData(mem))
+	off := uintptr(0)
+	for i := range e.steps {
+		for _, l := range e.steps[i].launches {
+			k := uintptr(len(l.spec.Args))
+			if k == 0 {
+				continue
+			}
+			l.vals = unsafe.Slice((*cu.DevicePtr)(unsafe.Add(base, off)), k)
+			l.params = unsafe.Slice((*unsafe.Pointer)(unsafe.Add(base, off+8*k)), k)
+			for a := range l.vals {
+				l.params[a] = unsafe.Pointer(&l.vals[a])
+			}
+			off += 16 * k
+		}
+	}
+	return nil
 }
 
 // setup runs on the device goroutine: module, functions, memory, stream.
@@ -167,6 +206,9 @@ func (e *executable) setup(im *image, scratch int64) error {
 				l.fn = f
 			}
 		}
+	}
+	if err := e.paramBlocks(); err != nil {
+		return err
 	}
 	alloc := func(n int64) (cu.DevicePtr, error) {
 		ptr, err := b.alloc.alloc(n)
@@ -267,7 +309,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) error {
 		}
 	}
 	e.resolveAliases()
-	return e.be.do(func() error { return e.run(ctx, f) })
+	e.ctx, e.frame = ctx, f
+	defer func() { e.ctx, e.frame = nil, nil }()
+	return e.be.do(e.runFn)
 }
 
 // run enqueues the whole program (device goroutine).
@@ -323,9 +367,15 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 		stage := e.pinned[e.inOff[i] : e.inOff[i]+int64(len(src))]
 		copy(stage, src)
-		if err := mark(-1, "upload "+p.InputNodes[i].Name(), int64(len(src)), func() error {
-			return d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
-		}); err != nil {
+		var err error
+		if prof {
+			err = mark(-1, "upload "+p.InputNodes[i].Name(), int64(len(src)), func() error {
+				return d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
+			})
+		} else {
+			err = d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
+		}
+		if err != nil {
 			return fmt.Errorf("cuda: uploading feed %s: %w", p.InputNodes[i], err)
 		}
 	}
@@ -350,7 +400,13 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		if obs != nil {
 			t0 = obs.Now()
 		}
-		if err := mark(i, "", 0, func() error { return e.enqueue(i) }); err != nil {
+		var err error
+		if prof {
+			err = mark(i, "", 0, func() error { return e.enqueue(i) })
+		} else {
+			err = e.enqueue(i)
+		}
+		if err != nil {
 			return fmt.Errorf("cuda: step %d (%s): %w", i, describeStep(p, i), err)
 		}
 		if obs != nil {
@@ -363,9 +419,15 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			continue
 		}
 		stage := e.pinned[e.outOff[i] : e.outOff[i]+n]
-		if err := mark(-1, fmt.Sprintf("download output %d", i), n, func() error {
-			return d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
-		}); err != nil {
+		var err error
+		if prof {
+			err = mark(-1, fmt.Sprintf("download output %d", i), n, func() error {
+				return d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
+			})
+		} else {
+			err = d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
+		}
+		if err != nil {
 			return fmt.Errorf("cuda: downloading output %d: %w", i, err)
 		}
 	}
@@ -494,9 +556,11 @@ func (e *executable) free() error {
 			keep(e.be.alloc.put(p))
 		}
 		e.owned = nil
-		if e.pinned != nil {
-			keep(d.MemFreeHost(e.pinned))
-			e.pinned = nil
+		for _, m := range []*[]byte{&e.pinned, &e.params} {
+			if *m != nil {
+				keep(d.MemFreeHost(*m))
+				*m = nil
+			}
 		}
 		for _, ev := range e.events {
 			keep(d.EventDestroy(ev))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // worker is the goroutine that owns a device: it locks itself to an OS
@@ -59,10 +60,15 @@ func protect(fn func() error) (err error) {
 
 // do runs fn on the device goroutine and returns its error.
 func (w *worker) do(fn func() error) error {
-	reply := make(chan error, 1)
+	reply := replies.Get().(chan error)
 	w.calls <- call{fn: fn, reply: reply}
-	return <-reply
+	err := <-reply
+	replies.Put(reply)
+	return err
 }
+
+// replies are reusable reply channels (a Run allocates none).
+var replies = sync.Pool{New: func() any { return make(chan error, 1) }}
 
 // stop ends the goroutine after the calls already queued.
 func (w *worker) stop() {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sync"
+	"unsafe"
 )
 
 // Handle is a cublasHandle_t.
@@ -23,14 +25,19 @@ const (
 type CUBLAS struct {
 	path string
 
-	cublasCreate_v2     func(h *Handle) BLASStatus
-	cublasDestroy_v2    func(h Handle) BLASStatus
-	cublasSetStream_v2  func(h Handle, s Stream) BLASStatus
-	cublasGetVersion_v2 func(h Handle, v *int32) BLASStatus
-	cublasSgemm_v2      func(h Handle, ta, tb, m, n, k int32, alpha *float32, A DevicePtr, lda int32,
-		B DevicePtr, ldb int32, beta *float32, C DevicePtr, ldc int32) BLASStatus
-	cublasDgemm_v2 func(h Handle, ta, tb, m, n, k int32, alpha *float64, A DevicePtr, lda int32,
-		B DevicePtr, ldb int32, beta *float64, C DevicePtr, ldc int32) BLASStatus
+	// hot are called per matrix product, through purego.SyscallN (which
+	// does not allocate); scal holds their alpha and beta, which cuBLAS
+	// reads through host pointers, in memory that does not move.
+	hot struct {
+		cublasSetStream_v2, cublasSgemm_v2, cublasDgemm_v2 uintptr
+	}
+	sc   caller
+	mu   sync.Mutex
+	scal *scalars
+
+	cublasCreate_v2           func(h *Handle) BLASStatus
+	cublasDestroy_v2          func(h Handle) BLASStatus
+	cublasGetVersion_v2       func(h Handle, v *int32) BLASStatus
 	cublasSgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *float32, A DevicePtr, lda int32, strideA int64,
 		B DevicePtr, ldb int32, strideB int64, beta *float32, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
 	cublasDgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *float64, A DevicePtr, lda int32, strideA int64,
@@ -46,7 +53,7 @@ func LoadCUBLAS() (*CUBLAS, error) {
 }
 
 func loadCUBLAS(cands []candidate) (*CUBLAS, error) {
-	b := &CUBLAS{}
+	b := &CUBLAS{scal: new(scalars)}
 	p, err := load(cublasSpec, cands, b.symbols())
 	if err != nil {
 		return nil, err
@@ -59,10 +66,10 @@ func (b *CUBLAS) symbols() []symbol {
 	return []symbol{
 		{"cublasCreate_v2", &b.cublasCreate_v2},
 		{"cublasDestroy_v2", &b.cublasDestroy_v2},
-		{"cublasSetStream_v2", &b.cublasSetStream_v2},
+		{"cublasSetStream_v2", addrOf{&b.hot.cublasSetStream_v2}},
 		{"cublasGetVersion_v2", &b.cublasGetVersion_v2},
-		{"cublasSgemm_v2", &b.cublasSgemm_v2},
-		{"cublasDgemm_v2", &b.cublasDgemm_v2},
+		{"cublasSgemm_v2", addrOf{&b.hot.cublasSgemm_v2}},
+		{"cublasDgemm_v2", addrOf{&b.hot.cublasDgemm_v2}},
 		{"cublasSgemmStridedBatched", &b.cublasSgemmStridedBatched},
 		{"cublasDgemmStridedBatched", &b.cublasDgemmStridedBatched},
 	}
@@ -83,7 +90,9 @@ func (b *CUBLAS) Create() (Handle, error) {
 func (b *CUBLAS) Destroy(h Handle) error { return b.cublasDestroy_v2(h).err() }
 
 // SetStream makes the handle queue its work on s: cublasSetStream_v2.
-func (b *CUBLAS) SetStream(h Handle, s Stream) error { return b.cublasSetStream_v2(h, s).err() }
+func (b *CUBLAS) SetStream(h Handle, s Stream) error {
+	return b.call(b.hot.cublasSetStream_v2, uintptr(h), uintptr(s))
+}
 
 // Version returns cuBLAS's version, e.g. 130001 for 13.0.1:
 // cublasGetVersion_v2.
@@ -98,6 +107,17 @@ func op(trans bool) int32 {
 		return opT
 	}
 	return opN
+}
+
+// scalars are gemm's alpha and beta, on the heap.
+type scalars struct {
+	a32, b32 float32
+	a64, b64 float64
+}
+
+// call calls a cuBLAS function and returns its status as an error.
+func (b *CUBLAS) call(fn uintptr, args ...uintptr) error {
+	return BLASStatus(int32(b.sc.call(fn, args...))).err()
 }
 
 // ints converts gemm dimensions to C ints, refusing those out of range.
@@ -120,7 +140,11 @@ func (b *CUBLAS) Sgemm(h Handle, transA, transB bool, m, n, k int, alpha float32
 	if err != nil {
 		return err
 	}
-	return b.cublasSgemm_v2(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], B, v[4], &beta, C, v[5]).err()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.scal.a32, b.scal.b32 = alpha, beta
+	return b.call(b.hot.cublasSgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
+		uintptr(unsafe.Pointer(&b.scal.a32)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.b32)), uintptr(C), uintptr(v[5]))
 }
 
 // Dgemm is Sgemm in float64: cublasDgemm_v2.
@@ -129,7 +153,11 @@ func (b *CUBLAS) Dgemm(h Handle, transA, transB bool, m, n, k int, alpha float64
 	if err != nil {
 		return err
 	}
-	return b.cublasDgemm_v2(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], B, v[4], &beta, C, v[5]).err()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.scal.a64, b.scal.b64 = alpha, beta
+	return b.call(b.hot.cublasDgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
+		uintptr(unsafe.Pointer(&b.scal.a64)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.b64)), uintptr(C), uintptr(v[5]))
 }
 
 // SgemmStridedBatched computes batch independent Sgemm products, the i-th

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ebitengine/purego"
 	"math"
 	"os"
 	"runtime"
@@ -85,25 +86,27 @@ type Driver struct {
 	cuMemFreeHost                func(p unsafe.Pointer) Result
 	cuMemcpyHtoD_v2              func(dst DevicePtr, src unsafe.Pointer, bytes uint64) Result
 	cuMemcpyDtoH_v2              func(dst unsafe.Pointer, src DevicePtr, bytes uint64) Result
-	cuMemcpyHtoDAsync_v2         func(dst DevicePtr, src unsafe.Pointer, bytes uint64, s Stream) Result
-	cuMemcpyDtoHAsync_v2         func(dst unsafe.Pointer, src DevicePtr, bytes uint64, s Stream) Result
-	cuMemcpyDtoDAsync_v2         func(dst, src DevicePtr, bytes uint64, s Stream) Result
-	cuMemsetD8Async              func(dst DevicePtr, v uint8, n uint64, s Stream) Result
 	cuStreamCreate               func(s *Stream, flags uint32) Result
 	cuStreamDestroy_v2           func(s Stream) Result
-	cuStreamSynchronize          func(s Stream) Result
 	cuEventCreate                func(e *Event, flags uint32) Result
-	cuEventRecord                func(e Event, s Stream) Result
 	cuEventSynchronize           func(e Event) Result
 	cuEventElapsedTime           func(ms *float32, start, end Event) Result
 	cuEventDestroy_v2            func(e Event) Result
 	cuModuleLoadData             func(m *Module, image unsafe.Pointer) Result
 	cuModuleUnload               func(m Module) Result
 	cuModuleGetFunction          func(f *Function, m Module, name string) Result
-	cuLaunchKernel               func(f Function, gx, gy, gz, bx, by, bz, shared uint32, s Stream, params *unsafe.Pointer, extra *unsafe.Pointer) Result
 	cuGetErrorName               func(r Result, p **byte) Result
 	cuGetErrorString             func(r Result, p **byte) Result
 
+	launchAddr uintptr // cuLaunchKernel, called through purego.SyscallN
+	// hot are the functions a Run calls per step or per transfer, called
+	// through purego.SyscallN, which does not allocate (the
+	// reflection-based RegisterFunc binding makes about 11 objects a call).
+	sc  caller
+	hot struct {
+		cuMemcpyHtoDAsync_v2, cuMemcpyDtoHAsync_v2, cuMemcpyDtoDAsync_v2 uintptr
+		cuMemsetD8Async, cuStreamSynchronize, cuEventRecord              uintptr
+	}
 	launchMu  sync.Mutex
 	launchPin runtime.Pinner // reused by LaunchKernel, under launchMu
 }
@@ -128,22 +131,22 @@ func (d *Driver) symbols() []symbol {
 		{"cuMemFreeHost", &d.cuMemFreeHost},
 		{"cuMemcpyHtoD_v2", &d.cuMemcpyHtoD_v2},
 		{"cuMemcpyDtoH_v2", &d.cuMemcpyDtoH_v2},
-		{"cuMemcpyHtoDAsync_v2", &d.cuMemcpyHtoDAsync_v2},
-		{"cuMemcpyDtoHAsync_v2", &d.cuMemcpyDtoHAsync_v2},
-		{"cuMemcpyDtoDAsync_v2", &d.cuMemcpyDtoDAsync_v2},
-		{"cuMemsetD8Async", &d.cuMemsetD8Async},
+		{"cuMemcpyHtoDAsync_v2", addrOf{&d.hot.cuMemcpyHtoDAsync_v2}},
+		{"cuMemcpyDtoHAsync_v2", addrOf{&d.hot.cuMemcpyDtoHAsync_v2}},
+		{"cuMemcpyDtoDAsync_v2", addrOf{&d.hot.cuMemcpyDtoDAsync_v2}},
+		{"cuMemsetD8Async", addrOf{&d.hot.cuMemsetD8Async}},
 		{"cuStreamCreate", &d.cuStreamCreate},
 		{"cuStreamDestroy_v2", &d.cuStreamDestroy_v2},
-		{"cuStreamSynchronize", &d.cuStreamSynchronize},
+		{"cuStreamSynchronize", addrOf{&d.hot.cuStreamSynchronize}},
 		{"cuEventCreate", &d.cuEventCreate},
-		{"cuEventRecord", &d.cuEventRecord},
+		{"cuEventRecord", addrOf{&d.hot.cuEventRecord}},
 		{"cuEventSynchronize", &d.cuEventSynchronize},
 		{"cuEventElapsedTime", &d.cuEventElapsedTime},
 		{"cuEventDestroy_v2", &d.cuEventDestroy_v2},
 		{"cuModuleLoadData", &d.cuModuleLoadData},
 		{"cuModuleUnload", &d.cuModuleUnload},
 		{"cuModuleGetFunction", &d.cuModuleGetFunction},
-		{"cuLaunchKernel", &d.cuLaunchKernel},
+		{"cuLaunchKernel", addrOf{&d.launchAddr}},
 		{"cuGetErrorName", &d.cuGetErrorName},
 		{"cuGetErrorString", &d.cuGetErrorString},
 	}
@@ -342,7 +345,7 @@ func (d *Driver) MemcpyHtoDAsync(dst DevicePtr, src unsafe.Pointer, bytes int64,
 	if err != nil {
 		return err
 	}
-	return d.cuMemcpyHtoDAsync_v2(dst, src, n, s).err()
+	return d.call(d.hot.cuMemcpyHtoDAsync_v2, uintptr(dst), uintptr(src), uintptr(n), uintptr(s))
 }
 
 // MemcpyDtoHAsync queues a device-to-host copy on s: cuMemcpyDtoHAsync_v2.
@@ -353,7 +356,7 @@ func (d *Driver) MemcpyDtoHAsync(dst unsafe.Pointer, src DevicePtr, bytes int64,
 	if err != nil {
 		return err
 	}
-	return d.cuMemcpyDtoHAsync_v2(dst, src, n, s).err()
+	return d.call(d.hot.cuMemcpyDtoHAsync_v2, uintptr(dst), uintptr(src), uintptr(n), uintptr(s))
 }
 
 // MemcpyDtoDAsync queues a device-to-device copy on s:
@@ -363,7 +366,7 @@ func (d *Driver) MemcpyDtoDAsync(dst, src DevicePtr, bytes int64, s Stream) erro
 	if err != nil {
 		return err
 	}
-	return d.cuMemcpyDtoDAsync_v2(dst, src, n, s).err()
+	return d.call(d.hot.cuMemcpyDtoDAsync_v2, uintptr(dst), uintptr(src), uintptr(n), uintptr(s))
 }
 
 // MemsetD8Async queues setting n bytes at dst to v on s: cuMemsetD8Async.
@@ -372,7 +375,7 @@ func (d *Driver) MemsetD8Async(dst DevicePtr, v byte, n int64, s Stream) error {
 	if err != nil {
 		return err
 	}
-	return d.cuMemsetD8Async(dst, v, c, s).err()
+	return d.call(d.hot.cuMemsetD8Async, uintptr(dst), uintptr(v), uintptr(c), uintptr(s))
 }
 
 // StreamCreate creates a stream (flags: StreamDefaultFlags or
@@ -387,7 +390,9 @@ func (d *Driver) StreamCreate(flags uint32) (Stream, error) {
 func (d *Driver) StreamDestroy(s Stream) error { return d.cuStreamDestroy_v2(s).err() }
 
 // StreamSynchronize waits for the work queued on s: cuStreamSynchronize.
-func (d *Driver) StreamSynchronize(s Stream) error { return d.cuStreamSynchronize(s).err() }
+func (d *Driver) StreamSynchronize(s Stream) error {
+	return d.call(d.hot.cuStreamSynchronize, uintptr(s))
+}
 
 // EventCreate creates an event (flags: EventDefault, EventBlockingSync,
 // EventDisableTiming): cuEventCreate.
@@ -398,7 +403,9 @@ func (d *Driver) EventCreate(flags uint32) (Event, error) {
 }
 
 // EventRecord queues e on s: cuEventRecord.
-func (d *Driver) EventRecord(e Event, s Stream) error { return d.cuEventRecord(e, s).err() }
+func (d *Driver) EventRecord(e Event, s Stream) error {
+	return d.call(d.hot.cuEventRecord, uintptr(e), uintptr(s))
+}
 
 // EventSynchronize waits until e has completed: cuEventSynchronize.
 func (d *Driver) EventSynchronize(e Event) error { return d.cuEventSynchronize(e).err() }
@@ -461,11 +468,11 @@ func (d *Driver) ModuleGetFunction(m Module, name string) (Function, error) {
 // the call. The backing array of params and every value it points at are
 // pinned with a runtime.Pinner for the duration of the call.
 //
-// Allocation: LaunchKernel itself allocates nothing; it reuses one Pinner
-// per Driver (calls are serialised by a mutex), whose pin records the
-// runtime may allocate, and purego's reflect-based call of the C function
-// allocates small objects: 11 allocations per call in all with purego
-// v0.11.3 and Go 1.26 (TestLaunchKernelAllocs measures them).
+// Allocation: the call goes through purego.SyscallN (the reflection-based
+// binding made 11 objects a call); pinning more than a few Go values costs
+// the Pinner one record, and none when params and the values live in C
+// memory (the backend keeps them in page-locked host memory). See
+// TestLaunchKernelAllocs.
 func (d *Driver) LaunchKernel(f Function, grid, block [3]uint32, shared uint32, s Stream, params []unsafe.Pointer) error {
 	var pp *unsafe.Pointer
 	d.launchMu.Lock()
@@ -481,5 +488,32 @@ func (d *Driver) LaunchKernel(f Function, grid, block [3]uint32, shared uint32, 
 			d.launchPin.Pin(p)
 		}
 	}
-	return d.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, s, pp, nil).err()
+	// SyscallN rather than the RegisterFunc binding: the launch is the one
+	// call made per kernel per run, and SyscallN does not allocate the way
+	// the reflection-based binding does. The parameter block is pinned.
+	return d.call(d.launchAddr, uintptr(f), uintptr(grid[0]), uintptr(grid[1]), uintptr(grid[2]),
+		uintptr(block[0]), uintptr(block[1]), uintptr(block[2]), uintptr(shared), uintptr(s), uintptr(unsafe.Pointer(pp)), 0)
+}
+
+// caller makes calls through purego.SyscallN without allocating: SyscallN
+// keeps its argument slice, so a variadic slice passed straight through
+// would go to the heap on every call; the arguments are copied into buf,
+// which lives in the library's struct. Pointer arguments must point at C
+// memory or at Go memory that stays reachable for the call.
+type caller struct {
+	mu  sync.Mutex
+	buf [15]uintptr
+}
+
+func (c *caller) call(fn uintptr, args ...uintptr) uintptr {
+	c.mu.Lock()
+	n := copy(c.buf[:], args)
+	r, _, _ := purego.SyscallN(fn, c.buf[:n]...)
+	c.mu.Unlock()
+	return r
+}
+
+// call calls a driver function and returns its CUresult as an error.
+func (d *Driver) call(fn uintptr, args ...uintptr) error {
+	return Result(int32(d.sc.call(fn, args...))).err()
 }

@@ -417,8 +417,7 @@ func TestSaxpyLaunch(t *testing.T) {
 }
 
 // TestLaunchKernelAllocs measures LaunchKernel's allocations (documented
-// on LaunchKernel): none of its own; purego's reflect-based call makes a
-// few.
+// on LaunchKernel): none, since the call goes through SyscallN.
 func TestLaunchKernelAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -437,7 +436,7 @@ func TestLaunchKernelAllocs(t *testing.T) {
 	})
 	must(t, e.d.CtxSynchronize())
 	t.Logf("LaunchKernel: %.1f allocations per call", allocs)
-	if allocs > 16 {
+	if allocs > 0 { // five pins fit the Pinner's own store
 		t.Errorf("LaunchKernel makes %.1f allocations per call", allocs)
 	}
 }

@@ -151,6 +151,10 @@ type symbol struct {
 	fn   any // pointer to a func variable
 }
 
+// addrOf is a symbol's fn for a function called through purego.SyscallN:
+// bind stores the function's address in the variable.
+type addrOf struct{ p *uintptr }
+
 // bind resolves every symbol before registering any, so that a missing one
 // leaves the variables untouched. It returns the address of the first.
 func (l *library) bind(what string, syms []symbol) (uintptr, error) {
@@ -169,6 +173,10 @@ func (l *library) bind(what string, syms []symbol) (uintptr, error) {
 		addrs[i] = a
 	}
 	for i, s := range syms {
+		if a, ok := s.fn.(addrOf); ok {
+			*a.p = addrs[i]
+			continue
+		}
 		purego.RegisterFunc(s.fn, addrs[i])
 	}
 	return addrs[0], nil
