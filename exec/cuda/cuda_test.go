@@ -570,6 +570,9 @@ func TestGradientsMatchCPU(t *testing.T) {
 // purego.SyscallN with arguments in reused buffers, and the launches'
 // parameter blocks live in page-locked host memory.
 func TestRunAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	b := open(t)
 	defer b.Close()
 	g := graph.New()
