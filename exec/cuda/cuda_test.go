@@ -380,6 +380,20 @@ func TestClosed(t *testing.T) {
 	if _, err := b.NewBuffer(tensor.Zeros(tensor.Float32, 2)); !errors.Is(err, exec.ErrClosed) {
 		t.Errorf("NewBuffer after Close = %v, want ErrClosed", err)
 	}
+	// A Program left open when its backend closes fails cleanly, and
+	// closing it afterwards is not an error.
+	b2 := open(t)
+	p2, err := exec.Compile(b2, []*graph.Node{ops.Exp(x)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2.Close()
+	if _, err := p2.Run(context.Background(), exec.Feeds{x: tensor.Zeros(tensor.Float32, 3)}); !errors.Is(err, exec.ErrClosed) {
+		t.Errorf("Run after the backend's Close = %v, want ErrClosed", err)
+	}
+	if err := p2.Close(); err != nil {
+		t.Errorf("Close of a program after its backend's Close: %v", err)
+	}
 }
 
 // resetLibs forgets the loaded libraries (tests of the loading path).

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -542,9 +543,11 @@ func (e *executable) Close() error {
 	return e.free()
 }
 
-// free releases what setup acquired (also after a failed setup).
+// free releases what setup acquired (also after a failed setup). After
+// the backend's Close there is nothing left to free: Close released the
+// device memory and the context.
 func (e *executable) free() error {
-	return e.be.do(func() error {
+	err := e.be.do(func() error {
 		d := e.be.lib.drv
 		var first error
 		keep := func(err error) {
@@ -572,4 +575,8 @@ func (e *executable) free() error {
 		}
 		return first
 	})
+	if errors.Is(err, exec.ErrClosed) {
+		return nil
+	}
+	return err
 }
