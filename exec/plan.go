@@ -134,12 +134,25 @@ func (p *Plan) Format() string {
 	return b.String()
 }
 
-// root follows Alias links to the value that owns the bytes.
-func (p *Plan) root(v int) int {
+// Root follows Alias links from value v to the value that owns the bytes.
+func (p *Plan) Root(v int) int {
 	for p.Values[v].Alias >= 0 {
 		v = p.Values[v].Alias
 	}
 	return v
+}
+
+// DescribeStep names step i for error messages: the copied value, or the
+// kernel's op, type and call site ("none" when i is out of range).
+func (p *Plan) DescribeStep(i int) string {
+	if i < 0 || i >= len(p.Steps) {
+		return "none"
+	}
+	s := p.Steps[i]
+	if s.Kind == CopyStep {
+		return "copy of " + s.Node.String()
+	}
+	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
 }
 
 // liveness fills Def and Last of every value from the steps.
@@ -209,7 +222,7 @@ func (p *Plan) assignArena() {
 	}
 	for i, v := range p.Values {
 		if v.Alias >= 0 {
-			r := p.root(i)
+			r := p.Root(i)
 			end[r] = max(end[r], end[i])
 		}
 	}

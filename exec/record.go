@@ -100,8 +100,7 @@ type runRecorder struct {
 	infos    []stepInfo
 	pid, tid int
 	mu       sync.Mutex
-	workers  map[int]int // worker -> tid
-	queues   map[int]int // device queue -> tid
+	tracks   map[int]int // sort index of a worker's or queue's thread -> tid
 	device   bool        // a GPU program: Step is the host's launch
 	lastLive float64     // the memory counter's last sample (-1: none yet)
 }
@@ -119,21 +118,33 @@ func (r *runRecorder) Step(step int, start, end int64) {
 		return
 	}
 	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, nil)
-	// The counter track only needs a sample where the value changes.
+	r.sampleMemory(info, end)
+}
+
+// sampleMemory records the arena counter after a step, only where its
+// value changes.
+func (r *runRecorder) sampleMemory(info *stepInfo, t int64) {
 	if live := info.live["arena live bytes"]; live != r.lastLive {
 		r.lastLive = live
-		r.rec.Counter(r.pid, "memory", end, info.live)
+		r.rec.Counter(r.pid, "memory", t, info.live)
 	}
 }
 
-func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
+// track returns the tid of the thread named name+" "+n, sorted at
+// sortBase+n, creating it on first use (worker goroutines, device queues).
+func (r *runRecorder) track(name string, n, sortBase int) int {
 	r.mu.Lock()
-	tid, ok := r.workers[worker]
+	defer r.mu.Unlock()
+	tid, ok := r.tracks[sortBase+n]
 	if !ok {
-		tid = r.rec.Thread(r.pid, "worker "+strconv.Itoa(worker), 1000+worker)
-		r.workers[worker] = tid
+		tid = r.rec.Thread(r.pid, name+" "+strconv.Itoa(n), sortBase+n)
+		r.tracks[sortBase+n] = tid
 	}
-	r.mu.Unlock()
+	return tid
+}
+
+func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
+	tid := r.track("worker", worker, 1000)
 	info := &r.infos[step]
 	r.rec.Span(r.pid, tid, "kernel-part", info.kernel.Name, start, end, nil, info.partArgs)
 	r.rec.Flow("dispatch", r.pid, r.tid, dispatched, r.pid, tid, start)
@@ -142,20 +153,11 @@ func (r *runRecorder) Part(step, worker int, dispatched, start, end int64) {
 // DeviceSpan records work that ran on a device queue: on the queue's own
 // track ("stream N"), with a flow arrow from the host's launch.
 func (r *runRecorder) DeviceSpan(queue, step int, name string, bytes int64, launched, start, end int64) {
-	r.mu.Lock()
-	tid, ok := r.queues[queue]
-	if !ok {
-		tid = r.rec.Thread(r.pid, "stream "+strconv.Itoa(queue), 2000+queue)
-		r.queues[queue] = tid
-	}
-	r.mu.Unlock()
+	tid := r.track("stream", queue, 2000)
 	if step >= 0 {
 		info := &r.infos[step]
 		r.rec.Span(r.pid, tid, info.cat, "", start, end, info.kernel, nil)
-		if live := info.live["arena live bytes"]; live != r.lastLive {
-			r.lastLive = live
-			r.rec.Counter(r.pid, "memory", end, info.live)
-		}
+		r.sampleMemory(info, end)
 	} else {
 		r.rec.Span(r.pid, tid, "copy", name, start, end, nil, map[string]any{"bytes": bytes})
 	}
@@ -177,8 +179,7 @@ func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
 	return &runRecorder{
 		rec: rec, infos: p.stepInfos(), pid: pid,
 		tid:      rec.Thread(pid, "run "+strconv.Itoa(f.id), f.id),
-		workers:  map[int]int{},
-		queues:   map[int]int{},
+		tracks:   map[int]int{},
 		device:   dev.Kind == GPU,
 		lastLive: -1,
 	}

@@ -133,7 +133,7 @@ func (e *executable) newInstance() *instance {
 	}
 	for i, v := range p.Values {
 		if v.Alias >= 0 && (v.Storage == exec.InArena || v.Storage == exec.InConst) {
-			in.slots[i] = in.slots[rootOf(p, i)]
+			in.slots[i] = in.slots[p.Root(i)]
 		}
 	}
 	for i, s := range p.Steps {
@@ -196,12 +196,12 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		in.slots[v] = f.Outputs[i].Bytes()
 	}
 	for _, v := range e.views {
-		in.slots[v] = in.slots[rootOf(p, v)]
+		in.slots[v] = in.slots[p.Root(v)]
 	}
 	step := -1
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, describeStep(p, step), r)
+			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, p.DescribeStep(step), r)
 		}
 		in.tr = nil
 		// Drop references to the caller's memory before pooling.
@@ -246,25 +246,6 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 	}
 	return nil
-}
-
-func describeStep(p *exec.Plan, i int) string {
-	if i < 0 || i >= len(p.Steps) {
-		return "none"
-	}
-	s := p.Steps[i]
-	if s.Kind == exec.CopyStep {
-		return "copy of " + s.Node.String()
-	}
-	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
-}
-
-// rootOf follows alias links to the value that owns the bytes.
-func rootOf(p *exec.Plan, v int) int {
-	for p.Values[v].Alias >= 0 {
-		v = p.Values[v].Alias
-	}
-	return v
 }
 
 // Close releases the instances' arenas.

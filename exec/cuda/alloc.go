@@ -107,28 +107,33 @@ func (a *allocator) release() error {
 		classes = append(classes, c)
 	}
 	sort.Slice(classes, func(i, j int) bool { return classes[i] < classes[j] })
-	var first error
+	var errs firstErr
 	for _, c := range classes {
 		for _, p := range a.free[c] {
-			if err := a.d.MemFree(p); err != nil && first == nil {
-				first = err
-			}
+			errs.keep(a.d.MemFree(p))
 			a.cached -= c
 		}
 		delete(a.free, c)
 	}
-	return first
+	return errs.err
 }
 
 // releaseAll frees every block, live or cached (at Close).
 func (a *allocator) releaseAll() error {
-	first := a.release()
+	errs := firstErr{a.release()}
 	for p := range a.size {
-		if err := a.d.MemFree(p); err != nil && first == nil {
-			first = err
-		}
+		errs.keep(a.d.MemFree(p))
 	}
 	clear(a.size)
 	a.inUse = 0
-	return first
+	return errs.err
+}
+
+// firstErr keeps the first non-nil error of a sequence of clean-up calls.
+type firstErr struct{ err error }
+
+func (f *firstErr) keep(err error) {
+	if err != nil && f.err == nil {
+		f.err = err
+	}
 }

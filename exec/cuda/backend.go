@@ -370,22 +370,17 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	b.closed = true
-	var first error
-	keep := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
+	var errs firstErr
 	b.w.do(func() error {
-		keep(b.mods.unloadAll(b.lib.drv))
-		keep(b.alloc.releaseAll())
-		keep(b.lib.blas.Destroy(b.blas))
-		keep(b.lib.drv.PrimaryCtxRelease(b.info.dev))
+		errs.keep(b.mods.unloadAll(b.lib.drv))
+		errs.keep(b.alloc.releaseAll())
+		errs.keep(b.lib.blas.Destroy(b.blas))
+		errs.keep(b.lib.drv.PrimaryCtxRelease(b.info.dev))
 		return nil
 	})
 	b.w.stop()
-	if first != nil {
-		return fmt.Errorf("cuda: Close: %w", first)
+	if errs.err != nil {
+		return fmt.Errorf("cuda: Close: %w", errs.err)
 	}
 	return nil
 }

@@ -48,19 +48,22 @@ type executable struct {
 	plan   *exec.Plan
 	steps  []stepExec
 	ptr    []cu.DevicePtr // device address of every value (variables set per run)
+	views  []int          // values that alias another (Reshape views)
 	owned  []cu.DevicePtr // allocations to free at Close
 	stream cu.Stream
 	// staging: pinned host memory for the feeds and the outputs.
-	pinned  []byte
-	params  []byte // page-locked parameter blocks of the launches
-	inOff   []int64
-	outOff  []int64
-	scratch cu.DevicePtr
-	hasMM   bool
-	events  []cu.Event // created on the first profiled run
-	times   []evTime
-	mu      sync.Mutex
-	closed  bool
+	pinned []byte
+	params []byte // page-locked parameter blocks of the launches
+	inOff  []int64
+	// upNames and downNames name the transfers in traces.
+	upNames, downNames []string
+	outOff             []int64
+	scratch            cu.DevicePtr
+	hasMM              bool
+	events             []cu.Event // created on the first profiled run
+	times              []evTime
+	mu                 sync.Mutex
+	closed             bool
 	// The Run in progress (under mu), for runFn, bound once so that a Run
 	// allocates no closure.
 	ctx   context.Context
@@ -83,6 +86,11 @@ type evTime struct {
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	e := &executable{be: b, plan: p, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
 	e.runFn = func() error { return e.run(e.ctx, e.frame) }
+	for i, v := range p.Values {
+		if v.Alias >= 0 {
+			e.views = append(e.views, i)
+		}
+	}
 	var funcs []cudagen.Func
 	seen := map[string]bool{}
 	var scratch int64
@@ -228,11 +236,13 @@ func (e *executable) setup(im *image, scratch int64) error {
 		}
 	}
 	var staging int64
-	for _, v := range p.Inputs {
+	for i, v := range p.Inputs {
+		e.upNames = append(e.upNames, "upload "+p.InputNodes[i].Name())
 		e.inOff = append(e.inOff, staging)
 		staging += align(p.Values[v].Bytes)
 	}
-	for _, v := range p.Outputs {
+	for i, v := range p.Outputs {
+		e.downNames = append(e.downNames, fmt.Sprintf("download output %d", i))
 		e.outOff = append(e.outOff, staging)
 		staging += align(p.Values[v].Bytes)
 	}
@@ -275,14 +285,8 @@ func align(n int64) int64 { return (n + 63) &^ 63 }
 
 // resolveAliases gives every view its root's address.
 func (e *executable) resolveAliases() {
-	for i, v := range e.plan.Values {
-		if v.Alias >= 0 {
-			r := i
-			for e.plan.Values[r].Alias >= 0 {
-				r = e.plan.Values[r].Alias
-			}
-			e.ptr[i] = e.ptr[r]
-		}
+	for _, v := range e.views {
+		e.ptr[v] = e.ptr[e.plan.Root(v)]
 	}
 }
 
@@ -320,9 +324,9 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 	b, d, p := e.be, e.be.lib.drv, e.plan
 	obs := f.Observer
 	dobs, _ := obs.(exec.DeviceObserver)
-	prof := dobs != nil
+	tm := timer{e: e, obs: obs, on: dobs != nil, next: 1}
 	var h0 int64
-	if prof {
+	if tm.on {
 		if err := e.prepareEvents(); err != nil {
 			return err
 		}
@@ -333,48 +337,30 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			return fmt.Errorf("cuEventRecord: %w", err)
 		}
 	}
-	nextEvent := 1
-	// mark brackets an enqueue with events when profiling.
-	mark := func(step int, name string, bytes int64, enqueue func() error) error {
-		if !prof {
-			return enqueue()
-		}
-		host := obs.Now()
-		s, t := nextEvent, nextEvent+1
-		nextEvent += 2
-		if err := d.EventRecord(e.events[s], e.stream); err != nil {
-			return fmt.Errorf("cuEventRecord: %w", err)
-		}
-		if err := enqueue(); err != nil {
-			return err
-		}
-		if err := d.EventRecord(e.events[t], e.stream); err != nil {
-			return fmt.Errorf("cuEventRecord: %w", err)
-		}
-		e.times = append(e.times, evTime{step: step, name: name, bytes: bytes, start: s, end: t, host: host})
-		return nil
-	}
 	// Whatever happens, the stream is drained before returning: nothing
 	// may still write the caller's buffers or the arena.
+	synced := false
 	defer func() {
-		if serr := d.StreamSynchronize(e.stream); serr != nil && err == nil {
-			err = fmt.Errorf("cuda: running the program on %s: %w (an asynchronous error of a kernel or copy enqueued by this run)", b.device.Name, serr)
+		if !synced {
+			if serr := d.StreamSynchronize(e.stream); serr != nil && err == nil {
+				err = e.asyncErr(serr)
+			}
 		}
 	}()
 	for i, v := range p.Inputs {
 		src := f.Inputs[i].Bytes()
-		if len(src) == 0 {
+		n := int64(len(src))
+		if n == 0 {
 			continue
 		}
-		stage := e.pinned[e.inOff[i] : e.inOff[i]+int64(len(src))]
+		stage := e.pinned[e.inOff[i] : e.inOff[i]+n]
 		copy(stage, src)
-		var err error
-		if prof {
-			err = mark(-1, "upload "+p.InputNodes[i].Name(), int64(len(src)), func() error {
-				return d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
-			})
-		} else {
-			err = d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), int64(len(src)), e.stream)
+		err := tm.start()
+		if err == nil {
+			err = d.MemcpyHtoDAsync(e.ptr[v], ptrOf(stage), n, e.stream)
+		}
+		if err == nil {
+			err = tm.stop(-1, e.upNames[i], n)
 		}
 		if err != nil {
 			return fmt.Errorf("cuda: uploading feed %s: %w", p.InputNodes[i], err)
@@ -401,14 +387,15 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		if obs != nil {
 			t0 = obs.Now()
 		}
-		var err error
-		if prof {
-			err = mark(i, "", 0, func() error { return e.enqueue(i) })
-		} else {
+		err := tm.start()
+		if err == nil {
 			err = e.enqueue(i)
 		}
+		if err == nil {
+			err = tm.stop(i, "", 0)
+		}
 		if err != nil {
-			return fmt.Errorf("cuda: step %d (%s): %w", i, describeStep(p, i), err)
+			return fmt.Errorf("cuda: step %d (%s): %w", i, p.DescribeStep(i), err)
 		}
 		if obs != nil {
 			obs.Step(i, t0, obs.Now())
@@ -420,28 +407,68 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			continue
 		}
 		stage := e.pinned[e.outOff[i] : e.outOff[i]+n]
-		var err error
-		if prof {
-			err = mark(-1, fmt.Sprintf("download output %d", i), n, func() error {
-				return d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
-			})
-		} else {
+		err := tm.start()
+		if err == nil {
 			err = d.MemcpyDtoHAsync(ptrOf(stage), e.ptr[v], n, e.stream)
+		}
+		if err == nil {
+			err = tm.stop(-1, e.downNames[i], n)
 		}
 		if err != nil {
 			return fmt.Errorf("cuda: downloading output %d: %w", i, err)
 		}
 	}
+	synced = true
 	if err := d.StreamSynchronize(e.stream); err != nil {
-		return fmt.Errorf("cuda: running the program on %s: %w (an asynchronous error of a kernel or copy enqueued by this run)", b.device.Name, err)
+		return e.asyncErr(err)
 	}
 	for i, v := range p.Outputs {
 		n := p.Values[v].Bytes
 		copy(f.Outputs[i].Bytes(), e.pinned[e.outOff[i]:e.outOff[i]+n])
 	}
-	if prof {
+	if tm.on {
 		return e.report(dobs, h0)
 	}
+	return nil
+}
+
+// asyncErr wraps an error that the stream's synchronisation reported.
+func (e *executable) asyncErr(err error) error {
+	return fmt.Errorf("cuda: running the program on %s: %w (an asynchronous error of a kernel or copy enqueued by this run)", e.be.device.Name, err)
+}
+
+// timer brackets the enqueues of a profiled run with events (a pair per
+// step or transfer, after the origin event 0); on other runs it does
+// nothing.
+type timer struct {
+	e    *executable
+	obs  exec.StepObserver
+	on   bool
+	next int   // the next free event
+	host int64 // when the host began the current enqueue
+}
+
+func (t *timer) start() error {
+	if !t.on {
+		return nil
+	}
+	t.host = t.obs.Now()
+	if err := t.e.be.lib.drv.EventRecord(t.e.events[t.next], t.e.stream); err != nil {
+		return fmt.Errorf("cuEventRecord: %w", err)
+	}
+	return nil
+}
+
+// stop records the end event of step (or of the transfer name of bytes).
+func (t *timer) stop(step int, name string, bytes int64) error {
+	if !t.on {
+		return nil
+	}
+	if err := t.e.be.lib.drv.EventRecord(t.e.events[t.next+1], t.e.stream); err != nil {
+		return fmt.Errorf("cuEventRecord: %w", err)
+	}
+	t.e.times = append(t.e.times, evTime{step: step, name: name, bytes: bytes, start: t.next, end: t.next + 1, host: t.host})
+	t.next += 2
 	return nil
 }
 
@@ -524,14 +551,6 @@ func (e *executable) report(obs exec.DeviceObserver, h0 int64) error {
 	return nil
 }
 
-func describeStep(p *exec.Plan, i int) string {
-	s := p.Steps[i]
-	if s.Kind == exec.CopyStep {
-		return "copy of " + s.Node.String()
-	}
-	return fmt.Sprintf("%s %s built at %s", s.Node.Op(), s.Node.Type(), s.Node.Site())
-}
-
 // Close frees the program's device memory, events and stream.
 func (e *executable) Close() error {
 	e.mu.Lock()
@@ -549,31 +568,26 @@ func (e *executable) Close() error {
 func (e *executable) free() error {
 	err := e.be.do(func() error {
 		d := e.be.lib.drv
-		var first error
-		keep := func(err error) {
-			if err != nil && first == nil {
-				first = err
-			}
-		}
+		var errs firstErr
 		for _, p := range e.owned {
-			keep(e.be.alloc.put(p))
+			errs.keep(e.be.alloc.put(p))
 		}
 		e.owned = nil
 		for _, m := range []*[]byte{&e.pinned, &e.params} {
 			if *m != nil {
-				keep(d.MemFreeHost(*m))
+				errs.keep(d.MemFreeHost(*m))
 				*m = nil
 			}
 		}
 		for _, ev := range e.events {
-			keep(d.EventDestroy(ev))
+			errs.keep(d.EventDestroy(ev))
 		}
 		e.events = nil
 		if e.stream != 0 {
-			keep(d.StreamDestroy(e.stream))
+			errs.keep(d.StreamDestroy(e.stream))
 			e.stream = 0
 		}
-		return first
+		return errs.err
 	})
 	if errors.Is(err, exec.ErrClosed) {
 		return nil

@@ -22,8 +22,8 @@ type mmPlan struct {
 	esize          int64
 	aOff, bOff     []int64 // element offsets of each batch's matrices
 	// strided: the offsets are arithmetic (one strided-batched call).
-	strided        bool
-	strideA, strdB int64
+	strided          bool
+	strideA, strideB int64
 }
 
 func newMMPlan(n *graph.Node) *mmPlan {
@@ -42,10 +42,10 @@ func newMMPlan(n *graph.Node) *mmPlan {
 	}
 	p.strided = true
 	if len(ao) > 1 {
-		p.strideA, p.strdB = p.aOff[1]-p.aOff[0], p.bOff[1]-p.bOff[0]
+		p.strideA, p.strideB = p.aOff[1]-p.aOff[0], p.bOff[1]-p.bOff[0]
 	}
 	for i := range p.aOff {
-		if p.aOff[i] != int64(i)*p.strideA || p.bOff[i] != int64(i)*p.strdB {
+		if p.aOff[i] != int64(i)*p.strideA || p.bOff[i] != int64(i)*p.strideB {
 			p.strided = false
 			break
 		}
@@ -66,9 +66,9 @@ func (p *mmPlan) run(blas *cu.CUBLAS, h cu.Handle, d *cu.Driver, s cu.Stream, a,
 	}
 	if p.strided && nb > 1 {
 		if p.f64 {
-			return blas.DgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strdB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
+			return blas.DgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
 		}
-		return blas.SgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strdB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
+		return blas.SgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
 	}
 	for i := 0; i < nb; i++ {
 		ai := a + cu.DevicePtr(p.aOff[i]*p.esize)

@@ -184,12 +184,10 @@ func (s *moduleSet) load(d *cu.Driver, im *image) (cu.Module, error) {
 }
 
 func (s *moduleSet) unloadAll(d *cu.Driver) error {
-	var first error
+	var errs firstErr
 	for im, m := range s.mods {
-		if err := d.ModuleUnload(m); err != nil && first == nil {
-			first = err
-		}
+		errs.keep(d.ModuleUnload(m))
 		delete(s.mods, im)
 	}
-	return first
+	return errs.err
 }

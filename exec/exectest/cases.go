@@ -37,8 +37,9 @@ func Rand(dt tensor.DType, shape tensor.Shape, lo, hi float64, seed uint64) *ten
 	return t
 }
 
-// mustT builds a tensor from float64 values for golden cases.
-func mustT(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
+// Tensor builds a tensor from float64 values (a nil shape is 1-D),
+// panicking on a mismatch: for building cases.
+func Tensor(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
 	t, err := tensor.FromFloat64s(dt, vals, shape...)
 	if err != nil {
 		panic(err)
@@ -46,8 +47,9 @@ func mustT(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
 	return t
 }
 
-// inputs declares one Input per tensor and returns them with the feeds.
-func inputs(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
+// Inputs declares one Input per tensor (x0, x1, ...) and returns them
+// with the feeds.
+func Inputs(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
 	feeds := exec.Feeds{}
 	ns := make([]*graph.Node, len(ts))
 	for i, t := range ts {
@@ -139,7 +141,7 @@ func binaryCases() []Case {
 								}
 							}
 						}
-						ns, feeds := inputs(g, a, b)
+						ns, feeds := Inputs(g, a, b)
 						return []*graph.Node{op.f(ns[0], ns[1])}, feeds
 					},
 				})
@@ -150,7 +152,7 @@ func binaryCases() []Case {
 	cs = append(cs, Case{
 		Name: "Add/promote-f32-f64",
 		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-			ns, feeds := inputs(g, Rand(tensor.Float32, tensor.Shape{2, 3}, -1, 1, 7), Rand(tensor.Float64, tensor.Shape{3}, -1, 1, 8))
+			ns, feeds := Inputs(g, Rand(tensor.Float32, tensor.Shape{2, 3}, -1, 1, 7), Rand(tensor.Float64, tensor.Shape{3}, -1, 1, 8))
 			return []*graph.Node{ops.Add(ns[0], ns[1])}, feeds
 		},
 	})
@@ -190,7 +192,7 @@ func unaryCases() []Case {
 				cs = append(cs, Case{
 					Name: fmt.Sprintf("%s/%v/%s", op.name, s, dt.Short()),
 					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-						ns, feeds := inputs(g, Rand(dt, s, op.lo, op.hi, uint64(oi)))
+						ns, feeds := Inputs(g, Rand(dt, s, op.lo, op.hi, uint64(oi)))
 						return []*graph.Node{op.f(ns[0])}, feeds
 					},
 				})
@@ -229,7 +231,7 @@ func compareCases() []Case {
 						if dt.IsFloat() {
 							a, b = floorT(a), floorT(b)
 						}
-						ns, feeds := inputs(g, a, b)
+						ns, feeds := Inputs(g, a, b)
 						return []*graph.Node{c.f(ns[0], ns[1])}, feeds
 					},
 				})
@@ -253,7 +255,7 @@ func otherElementwiseCases() []Case {
 		cs = append(cs, Case{
 			Name: "And-Or-Not/" + sp.name,
 			Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-				ns, feeds := inputs(g, Rand(tensor.Bool, sp.a, 0, 1, 1), Rand(tensor.Bool, sp.b, 0, 1, 2))
+				ns, feeds := Inputs(g, Rand(tensor.Bool, sp.a, 0, 1, 1), Rand(tensor.Bool, sp.b, 0, 1, 2))
 				return []*graph.Node{ops.And(ns[0], ns[1]), ops.Or(ns[0], ns[1]), ops.Not(ns[0])}, feeds
 			},
 		})
@@ -271,7 +273,7 @@ func otherElementwiseCases() []Case {
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("Where/%d/%s", i, dt.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-					ns, feeds := inputs(g, Rand(tensor.Bool, ws[0], 0, 1, 3), Rand(dt, ws[1], -5, 5, 4), Rand(dt, ws[2], -5, 5, 5))
+					ns, feeds := Inputs(g, Rand(tensor.Bool, ws[0], 0, 1, 3), Rand(dt, ws[1], -5, 5, 4), Rand(dt, ws[2], -5, 5, 5))
 					return []*graph.Node{ops.Where(ns[0], ns[1], ns[2])}, feeds
 				},
 			})
@@ -287,7 +289,7 @@ func otherElementwiseCases() []Case {
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("Cast/%s-%s", from.Short(), to.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-					ns, feeds := inputs(g, Rand(from, tensor.Shape{3, 7}, -100, 100, 6))
+					ns, feeds := Inputs(g, Rand(from, tensor.Shape{3, 7}, -100, 100, 6))
 					return []*graph.Node{ops.Cast(ns[0], to)}, feeds
 				},
 			})
@@ -332,7 +334,7 @@ func matmulCases() []Case {
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("MatMul/%s/%s", f.name, dt.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-					ns, feeds := inputs(g, Rand(dt, f.a, -1, 1, 13), Rand(dt, f.b, -1, 1, 14))
+					ns, feeds := Inputs(g, Rand(dt, f.a, -1, 1, 13), Rand(dt, f.b, -1, 1, 14))
 					return []*graph.Node{ops.MatMulT(ns[0], ns[1], f.ta, f.tb)}, feeds
 				},
 			})
@@ -344,7 +346,7 @@ func matmulCases() []Case {
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("MatMul/%s/%s", p.name, dt.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-					ns, feeds := inputs(g, Rand(dt, p.a, -1, 1, 11), Rand(dt, p.b, -1, 1, 12))
+					ns, feeds := Inputs(g, Rand(dt, p.a, -1, 1, 11), Rand(dt, p.b, -1, 1, 12))
 					return []*graph.Node{ops.MatMul(ns[0], ns[1])}, feeds
 				},
 			})
@@ -394,7 +396,7 @@ func reduceCases() []Case {
 						if dt.IsInt() {
 							lo, hi = -3, 4 // small, with ties
 						}
-						ns, feeds := inputs(g, Rand(dt, p.shape, lo, hi, seed))
+						ns, feeds := Inputs(g, Rand(dt, p.shape, lo, hi, seed))
 						return []*graph.Node{r.f(ns[0], p.axes...)}, feeds
 					},
 				})
@@ -405,7 +407,7 @@ func reduceCases() []Case {
 	cs = append(cs, Case{
 		Name: "Sum/empty",
 		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-			ns, feeds := inputs(g, Rand(tensor.Float32, tensor.Shape{0, 3}, 0, 1, 1))
+			ns, feeds := Inputs(g, Rand(tensor.Float32, tensor.Shape{0, 3}, 0, 1, 1))
 			return []*graph.Node{ops.Sum(ns[0], 0), ops.Sum(ns[0], 1)}, feeds
 		},
 	})
@@ -467,7 +469,7 @@ func movementCases() []Case {
 					for i, s := range m.shape {
 						ts[i] = Rand(dt, s, -10, 10, uint64(mi*10+i))
 					}
-					ns, feeds := inputs(g, ts...)
+					ns, feeds := Inputs(g, ts...)
 					return []*graph.Node{m.f(ns)}, feeds
 				},
 			})
@@ -497,7 +499,7 @@ func softmaxCases() []Case {
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("Softmax-LogSoftmax/%v/%d/%s", p.shape, p.axis, dt.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-					ns, feeds := inputs(g, Rand(dt, p.shape, p.lo, p.hi, uint64(pi)))
+					ns, feeds := Inputs(g, Rand(dt, p.shape, p.lo, p.hi, uint64(pi)))
 					return []*graph.Node{ops.Softmax(ns[0], p.axis), ops.LogSoftmax(ns[0], p.axis)}, feeds
 				},
 			})

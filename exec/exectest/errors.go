@@ -20,7 +20,7 @@ func runErrors(t *testing.T, be exec.Backend) {
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, 2, 3)
 	unused := g.Input("unused", tensor.Float32, 1)
-	w := g.Variable("w", mustT(tensor.Float32, []float64{1, 2, 3}, 3))
+	w := g.Variable("w", Tensor(tensor.Float32, []float64{1, 2, 3}, 3))
 	y := ops.Add(x, w)
 	s := ops.Sum(y)
 	prog, err := exec.Compile(be, []*graph.Node{s}, exec.Update(w, ops.Add(w, ops.Scalar(w, 1))))
@@ -28,7 +28,7 @@ func runErrors(t *testing.T, be exec.Backend) {
 		t.Fatal(err)
 	}
 	defer prog.Close()
-	xv := mustT(tensor.Float32, []float64{1, 1, 1, 1, 1, 1}, 2, 3)
+	xv := Tensor(tensor.Float32, []float64{1, 1, 1, 1, 1, 1}, 2, 3)
 	ctx := context.Background()
 	other := graph.New().Input("x", tensor.Float32, 2, 3)
 	cancelled, cancel := context.WithCancel(ctx)
@@ -42,10 +42,10 @@ func runErrors(t *testing.T, be exec.Backend) {
 		is    error
 	}{
 		{"missing", ctx, exec.Feeds{}, []string{"missing feed", `"x"`, "f32[2,3]"}, exec.ErrFeed},
-		{"extra-unused", ctx, exec.Feeds{x: xv, unused: mustT(tensor.Float32, []float64{0}, 1)}, []string{"extra feed", `"unused"`, "does not use"}, exec.ErrFeed},
+		{"extra-unused", ctx, exec.Feeds{x: xv, unused: Tensor(tensor.Float32, []float64{0}, 1)}, []string{"extra feed", `"unused"`, "does not use"}, exec.ErrFeed},
 		{"extra-not-input", ctx, exec.Feeds{x: xv, y: xv}, []string{"extra feed", "only Inputs are fed"}, exec.ErrFeed},
 		{"extra-other-graph", ctx, exec.Feeds{x: xv, other: xv}, []string{"extra feed", "another graph"}, exec.ErrFeed},
-		{"wrong-shape", ctx, exec.Feeds{x: mustT(tensor.Float32, []float64{1, 2, 3}, 3)}, []string{`"x"`, "f32[2,3]", "is f32[3]", "wrong shape"}, exec.ErrFeed},
+		{"wrong-shape", ctx, exec.Feeds{x: Tensor(tensor.Float32, []float64{1, 2, 3}, 3)}, []string{`"x"`, "f32[2,3]", "is f32[3]", "wrong shape"}, exec.ErrFeed},
 		{"wrong-dtype", ctx, exec.Feeds{x: Rand(tensor.Float64, tensor.Shape{2, 3}, 0, 1, 1)}, []string{`"x"`, "f64[2,3]", "wrong dtype"}, exec.ErrFeed},
 		{"nil-tensor", ctx, exec.Feeds{x: nil}, []string{`"x"`, "nil tensor"}, exec.ErrFeed},
 		{"cancelled", cancelled, exec.Feeds{x: xv}, []string{"context canceled"}, context.Canceled},
@@ -72,14 +72,14 @@ func runErrors(t *testing.T, be exec.Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Compare(wv, mustT(tensor.Float32, []float64{1, 2, 3}, 3), 0); err != nil {
+	if err := Compare(wv, Tensor(tensor.Float32, []float64{1, 2, 3}, 3), 0); err != nil {
 		t.Errorf("variable changed by failed runs: %v", err)
 	}
 	out, err := prog.Run(ctx, exec.Feeds{x: xv})
 	if err != nil {
 		t.Fatalf("good run after errors: %v", err)
 	}
-	if err := Compare(out[0], mustT(tensor.Float32, []float64{18}, []int{}...), 0); err != nil {
+	if err := Compare(out[0], Tensor(tensor.Float32, []float64{18}, []int{}...), 0); err != nil {
 		t.Errorf("good run after errors: %v", err)
 	}
 	// RunInto with the wrong output type.
@@ -116,7 +116,7 @@ func runErrors(t *testing.T, be exec.Backend) {
 		t.Errorf("concurrent run: %v", err)
 	}
 	wv, _ = prog.Read(w)
-	if err := Compare(wv, mustT(tensor.Float32, []float64{82, 83, 84}, 3), 0); err != nil {
+	if err := Compare(wv, Tensor(tensor.Float32, []float64{82, 83, 84}, 3), 0); err != nil {
 		t.Errorf("after concurrent runs: %v", err)
 	}
 	// After Close, Run fails cleanly.

@@ -22,30 +22,9 @@ var (
 	negZ = math.Copysign(0, -1)
 )
 
-func tens(dt tensor.DType, vals []float64, shape ...int) *tensor.Tensor {
-	if shape == nil {
-		shape = []int{len(vals)}
-	}
-	t, err := tensor.FromFloat64s(dt, vals, shape...)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
-func feedsOf(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
-	feeds := exec.Feeds{}
-	ns := make([]*graph.Node, len(ts))
-	for i, t := range ts {
-		ns[i] = g.Input(fmt.Sprintf("x%d", i), t.DType(), t.Shape()...)
-		feeds[ns[i]] = t
-	}
-	return ns, feeds
-}
-
 func oneCase(name string, ts []*tensor.Tensor, f func(ns []*graph.Node) []*graph.Node) exectest.Case {
 	return exectest.Case{Name: name, Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-		ns, feeds := feedsOf(g, ts...)
+		ns, feeds := exectest.Inputs(g, ts...)
 		return f(ns), feeds
 	}}
 }
@@ -65,21 +44,21 @@ func extraCases() []exectest.Case {
 				continue
 			}
 			cs = append(cs, oneCase(fmt.Sprintf("exact/Cast/%s-%s", from.Short(), to.Short()),
-				[]*tensor.Tensor{tens(from, specials)},
+				[]*tensor.Tensor{exectest.Tensor(from, specials)},
 				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
 		}
 	}
 	ints := []float64{0, 1, -1, 2147483647, -2147483648, 1 << 40, -(1 << 40) - 3, 1<<53 + 1, 16777217, 65519, 65520, 70000, -70000, 3, 255}
 	for _, to := range all {
 		if to != tensor.Int64 {
-			cs = append(cs, oneCase("exact/Cast/i64-"+to.Short(), []*tensor.Tensor{tens(tensor.Int64, ints)},
+			cs = append(cs, oneCase("exact/Cast/i64-"+to.Short(), []*tensor.Tensor{exectest.Tensor(tensor.Int64, ints)},
 				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
 		}
 	}
 	// Integer division and power.
 	for _, dt := range []tensor.DType{tensor.Int32, tensor.Int64} {
-		x := tens(dt, []float64{-7, 7, -7, 7, 0, -2147483648, 5, -1, 3, -3, 9, -9, 2, -2, 1, -1, 0, 3})
-		y := tens(dt, []float64{2, -2, -2, 2, 0, -1, 0, -3, -1, 5, 3, 3, -1, -3, -5, -4, -2, 0})
+		x := exectest.Tensor(dt, []float64{-7, 7, -7, 7, 0, -2147483648, 5, -1, 3, -3, 9, -9, 2, -2, 1, -1, 0, 3})
+		y := exectest.Tensor(dt, []float64{2, -2, -2, 2, 0, -1, 0, -3, -1, 5, 3, 3, -1, -3, -5, -4, -2, 0})
 		cs = append(cs, oneCase("exact/Div-Pow/"+dt.Short(), []*tensor.Tensor{x, y}, func(ns []*graph.Node) []*graph.Node {
 			return []*graph.Node{ops.Div(ns[0], ns[1]), ops.Pow(ops.Maximum(ops.Minimum(ns[0], ops.Scalar(ns[0], 3)), ops.Scalar(ns[0], -3)), ns[1]),
 				ops.Neg(ns[0]), ops.Abs(ns[0]), ops.Sign(ns[0]), ops.Relu(ns[0]), ops.Sub(ns[0], ns[1]), ops.Mul(ns[0], ns[1])}
@@ -87,8 +66,8 @@ func extraCases() []exectest.Case {
 	}
 	// Float NaN, infinity and signed-zero rules.
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		a := tens(dt, []float64{nan, 1, nan, 0, negZ, negZ, 0, -inf, inf, 3, -100, 100, 1000, -1000, 0.25})
-		b := tens(dt, []float64{1, nan, nan, negZ, 0, negZ, 0, inf, -inf, 3, 2, -2, 0.5, 3, -0.5})
+		a := exectest.Tensor(dt, []float64{nan, 1, nan, 0, negZ, negZ, 0, -inf, inf, 3, -100, 100, 1000, -1000, 0.25})
+		b := exectest.Tensor(dt, []float64{1, nan, nan, negZ, 0, negZ, 0, inf, -inf, 3, 2, -2, 0.5, 3, -0.5})
 		cs = append(cs, oneCase("exact/NaN/"+dt.Short(), []*tensor.Tensor{a, b}, func(ns []*graph.Node) []*graph.Node {
 			return []*graph.Node{ops.Maximum(ns[0], ns[1]), ops.Minimum(ns[0], ns[1]), ops.Relu(ns[0]), ops.Sign(ns[0]), ops.Neg(ns[0]),
 				ops.Abs(ns[0]), ops.Less(ns[0], ns[1]), ops.Equal(ns[0], ns[1]), ops.NotEqual(ns[0], ns[1]), ops.GreaterEqual(ns[0], ns[1]),
@@ -100,7 +79,7 @@ func extraCases() []exectest.Case {
 	}
 	// Reductions: special values, ties, every strategy.
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		x := tens(dt, []float64{1, nan, 3, 3, -inf, -inf, -inf, -inf, 2, 5, 5, nan, nan, 0, negZ, 7, 7, 7, 1, 2, 3, 4, 5, 6}, 6, 4)
+		x := exectest.Tensor(dt, []float64{1, nan, 3, 3, -inf, -inf, -inf, -inf, 2, 5, 5, nan, nan, 0, negZ, 7, 7, 7, 1, 2, 3, 4, 5, 6}, 6, 4)
 		cs = append(cs, oneCase("exact/Reduce-special/"+dt.Short(), []*tensor.Tensor{x}, func(ns []*graph.Node) []*graph.Node {
 			return []*graph.Node{ops.Max(ns[0], 1), ops.Min(ns[0], 1), ops.ArgMax(ns[0], 1), ops.ArgMin(ns[0], 1),
 				ops.Max(ns[0], 0), ops.ArgMax(ns[0], 0), ops.ArgMin(ns[0]), ops.ArgMax(ns[0]), ops.Max(ns[0])}
@@ -170,7 +149,7 @@ func extraCases() []exectest.Case {
 	}
 	// Softmax with special values and each layout.
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		sp := tens(dt, []float64{1, 2, nan, 4, -inf, -inf, -inf, -inf, 1, inf, 3, 4, -inf, 0, 1, 2, 5, 5, 5, 5}, 5, 4)
+		sp := exectest.Tensor(dt, []float64{1, 2, nan, 4, -inf, -inf, -inf, -inf, 1, inf, 3, 4, -inf, 0, 1, 2, 5, 5, 5, 5}, 5, 4)
 		cs = append(cs, oneCase("Softmax-special/"+dt.Short(), []*tensor.Tensor{sp}, func(ns []*graph.Node) []*graph.Node {
 			return []*graph.Node{ops.Softmax(ns[0], 1), ops.LogSoftmax(ns[0], 1)}
 		}))

@@ -226,7 +226,6 @@ type gen struct {
 // between the braces. The name is "loom_" + prefix + "_" + a hash of the
 // rest, so identical kernels get identical names.
 func (g *gen) function(prefix, params, body string) string {
-	body = dropUnused(body)
 	h := sha256.Sum256([]byte(prefix + "\x00" + params + "\x00" + body))
 	name := "loom_" + prefix + "_" + hex.EncodeToString(h[:8])
 	for _, f := range g.k.Funcs {
@@ -237,53 +236,6 @@ func (g *gen) function(prefix, params, body string) string {
 	src := "extern \"C\" __global__ void " + name + "(" + params + ")\n{\n" + body + "}\n"
 	g.k.Funcs = append(g.k.Funcs, Func{Name: name, Source: src})
 	return name
-}
-
-// dropUnused removes the lines "const long long NAME = ...;" whose NAME
-// the body never uses: the index decomposition computes every coordinate
-// of the domain, and a coordinate that no operand's offset needs would be
-// an unused variable (NVRTC warns; the compiler drops it anyway).
-func dropUnused(body string) string {
-	lines := strings.SplitAfter(body, "\n")
-	out := lines[:0]
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if name, ok := strings.CutPrefix(t, "const long long "); ok && strings.HasSuffix(t, ";") {
-			name, _, _ = strings.Cut(name, " ")
-			used := false
-			for j, m := range lines {
-				if j != i && usesIdent(m, name) {
-					used = true
-					break
-				}
-			}
-			if !used {
-				continue
-			}
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "")
-}
-
-// usesIdent reports whether line contains name as a whole identifier.
-func usesIdent(line, name string) bool {
-	for off := 0; ; {
-		k := strings.Index(line[off:], name)
-		if k < 0 {
-			return false
-		}
-		k += off
-		end := k + len(name)
-		if (k == 0 || !identByte(line[k-1])) && (end == len(line) || !identByte(line[end])) {
-			return true
-		}
-		off = k + 1
-	}
-}
-
-func identByte(b byte) bool {
-	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // launch appends a launch of fn.

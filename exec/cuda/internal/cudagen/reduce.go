@@ -205,6 +205,30 @@ func (t tile) block() [3]int {
 	return [3]int{int(t.bo), int(t.br), 1}
 }
 
+// laneSlot emits lane (the thread's place along the reduced extent) and
+// slot (its output within the block).
+func (t tile) laneSlot(c *code) {
+	lane, slot := "(long long)threadIdx.y", "(long long)threadIdx.x"
+	if t.rows {
+		lane, slot = slot, lane
+	}
+	if t.br > 1 {
+		c.line("const long long lane = %s;", lane)
+	} else {
+		c.line("const long long lane = 0;")
+	}
+	c.line("const long long slot = %s;", slot)
+}
+
+// sharedIndex returns the expressions of a thread's place in the block's
+// shared-memory tree (me) and of the distance to its partner at step s.
+func (t tile) sharedIndex() (me, partner string) {
+	if t.rows {
+		return "slot * " + ll(t.br) + " + lane", "s"
+	}
+	return "lane * " + ll(t.bo) + " + slot", "s * " + ll(t.bo)
+}
+
 // redSpace is the iteration space of a reduction: kept and reduced
 // dimensions after coalescing, with the strides of every operand.
 type redSpace struct {
@@ -320,16 +344,7 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 			c.line("long long* si = (long long*)(loom_smem + %d);", idxOff)
 		}
 	}
-	lane, slot := "(long long)threadIdx.y", "(long long)threadIdx.x"
-	if t.rows {
-		lane, slot = slot, lane
-	}
-	if t.br > 1 {
-		c.line("const long long lane = %s;", lane)
-	} else {
-		c.line("const long long lane = 0;")
-	}
-	c.line("const long long slot = %s;", slot)
+	t.laneSlot(&c)
 	c.line("for (long long w = blockIdx.x; w < %s; w += gridDim.x) {", ll(t.items))
 	switch {
 	case t.parts > 1:
@@ -389,10 +404,7 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 	c.line("}")
 	c.line("}")
 	if t.br > 1 {
-		me, partner := "slot * "+ll(t.br)+" + lane", "s"
-		if !t.rows {
-			me, partner = "lane * "+ll(t.bo)+" + slot", "s * "+ll(t.bo)
-		}
+		me, partner := t.sharedIndex()
 		c.line("const long long me = %s;", me)
 		c.line("sv[me] = acc;")
 		if r.arg {

@@ -43,20 +43,8 @@ func (g *gen) softmax(n *graph.Node) error {
 		c.line("%s* sm = (%s*)loom_smem;", ct, ct)
 		c.line("double* ss = (double*)loom_smem;")
 	}
-	lane, slot := "(long long)threadIdx.y", "(long long)threadIdx.x"
-	if t.rows {
-		lane, slot = slot, lane
-	}
-	if t.br > 1 {
-		c.line("const long long lane = %s;", lane)
-	} else {
-		c.line("const long long lane = 0;")
-	}
-	c.line("const long long slot = %s;", slot)
-	me, partner := "slot * "+ll(t.br)+" + lane", "s"
-	if !t.rows {
-		me, partner = "lane * "+ll(t.bo)+" + slot", "s * "+ll(t.bo)
-	}
+	t.laneSlot(&c)
+	me, partner := t.sharedIndex()
 	if t.br > 1 {
 		c.line("const long long me = %s;", me)
 	}

@@ -158,11 +158,21 @@ func broadcastStrides(s, domain tensor.Shape) []int64 {
 }
 
 // decompose emits the index of each of dims from the linear index v
-// (row-major over dims) into variables prefix0, prefix1, ...; it returns
-// their names. The outermost index needs no modulo.
+// (row-major over dims) into variables prefix1, prefix2, ... and
+// prefixq (the outermost); it returns their names. Only the coordinates
+// some operand reads (a non-zero stride, see dot) are computed: the
+// others get no variable and an empty name. The outermost index needs no
+// modulo, and nothing is divided beyond the outermost coordinate read.
 func (c *code) decompose(v, prefix string, dims []dim) []string {
 	names := make([]string, len(dims))
-	if len(dims) == 0 {
+	outer := -1
+	for d := range dims {
+		if dims[d].read() {
+			outer = d
+			break
+		}
+	}
+	if outer < 0 {
 		return names
 	}
 	if len(dims) == 1 {
@@ -171,13 +181,29 @@ func (c *code) decompose(v, prefix string, dims []dim) []string {
 	}
 	q := prefix + "q"
 	c.line("long long %s = %s;", q, v)
-	for d := len(dims) - 1; d >= 1; d-- {
-		names[d] = fmt.Sprintf("%s%d", prefix, d)
-		c.line("const long long %s = %s %% %s;", names[d], q, ll(dims[d].size))
-		c.line("%s /= %s;", q, ll(dims[d].size))
+	for d := len(dims) - 1; d >= max(outer, 1); d-- {
+		if dims[d].read() {
+			names[d] = fmt.Sprintf("%s%d", prefix, d)
+			c.line("const long long %s = %s %% %s;", names[d], q, ll(dims[d].size))
+		}
+		if d > outer {
+			c.line("%s /= %s;", q, ll(dims[d].size))
+		}
 	}
-	names[0] = q
+	if outer == 0 {
+		names[0] = q
+	}
 	return names
+}
+
+// read reports whether some operand's offset depends on the dimension.
+func (d dim) read() bool {
+	for _, s := range d.strides {
+		if s != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dot returns the expression sum(idx[d]*dims[d].strides[k]) for operand
