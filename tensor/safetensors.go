@@ -56,9 +56,12 @@ const (
 // is 64 since NumPy 2), so no file written from Python exceeds it.
 const maxSafetensorsRank = 64
 
-// readChunk is the first allocation when reading data of unknown size; the
-// buffer doubles from there as bytes actually arrive.
-const readChunk = 1 << 20
+// readChunk is the first allocation when reading data of unknown size, and
+// maxReadPiece the largest piece read at once (see readAligned).
+const (
+	readChunk    = 1 << 20
+	maxReadPiece = 64 << 20
+)
 
 // stErrorf returns an error with the package's safetensors prefix.
 func stErrorf(format string, args ...any) error {
@@ -412,29 +415,42 @@ func inputSize(r io.Reader) (int64, error) {
 
 // readAligned reads exactly n bytes into fresh 8-aligned memory and returns
 // them. When the input's size was not checked in advance (sized is false),
-// the memory grows with the bytes that actually arrive, doubling from
-// readChunk, so a header claiming more data than the input holds cannot
-// force a large allocation. On error it also returns how many bytes it read.
+// memory is taken in proportion to the bytes that actually arrive: the data
+// is read into pieces, each at most half the bytes received so far (from
+// readChunk up to maxReadPiece), and joined once all n bytes are in. So a
+// header claiming more data than the input holds makes it allocate at most
+// 1.5 times what was received plus readChunk before it fails, and a stream
+// that does hold the data costs twice its size at the end (pieces and the
+// joined copy); an io.Seeker is read with no extra copy. On error it also
+// returns how many bytes it read.
 func readAligned(r io.Reader, n int64, sized bool) ([]byte, int, error) {
-	size := int(n) // n <= a limit capped at math.MaxInt
-	if !sized {
-		size = min(size, readChunk)
-	}
-	buf := alloc(size)
-	got := 0
-	for {
-		m, err := io.ReadFull(r, buf[got:])
-		got += m
+	if sized || n <= readChunk {
+		buf := alloc(int(n)) // n <= a limit capped at math.MaxInt
+		got, err := io.ReadFull(r, buf)
 		if err != nil {
 			return nil, got, err
 		}
-		if int64(got) == n {
-			return buf, got, nil
-		}
-		next := alloc(int(min(2*int64(len(buf)), n)))
-		copy(next, buf)
-		buf = next
+		return buf, got, nil
 	}
+	var pieces [][]byte
+	got := int64(0)
+	for got < n {
+		size := min(max(got/2, readChunk), maxReadPiece, n-got)
+		piece := alloc(int(size))
+		m, err := io.ReadFull(r, piece)
+		got += int64(m)
+		if err != nil {
+			return nil, int(got), err
+		}
+		pieces = append(pieces, piece)
+	}
+	buf := alloc(int(n))
+	off := 0
+	for i, p := range pieces {
+		off += copy(buf[off:], p)
+		pieces[i] = nil
+	}
+	return buf, int(n), nil
 }
 
 // checkLayout sorts entries by their data offsets (the order of the data in

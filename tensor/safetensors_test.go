@@ -400,10 +400,33 @@ func TestSafetensorsBoundedAllocation(t *testing.T) {
 	}
 }
 
+// TestSafetensorsStreamAllocation checks that a stream whose header claims
+// far more data than follows makes ReadSafetensors allocate in proportion to
+// the bytes received (issue 12, defect 15: a header claiming 60 GiB followed
+// by 1 GiB took 3.1 GB). Scaled down: 256 MiB claimed, 24 MiB sent. The
+// bound, 1.5 x received + readChunk + 1 MiB of slack for the header and
+// bookkeeping, is readAligned's documented guarantee; the old doubling
+// buffer allocated 1+2+...+32 MiB = 63 MiB here and failed it.
+func TestSafetensorsStreamAllocation(t *testing.T) {
+	const claim, sent = 256 << 20, 24 << 20
+	file := stFile(fmt.Sprintf(`{"a":{"dtype":"BOOL","shape":[%d],"data_offsets":[0,%d]}}`, claim, claim), make([]byte, sent)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := ReadSafetensors(streamReader{bytes.NewReader(file)}, SafetensorsLimits{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("err = %v, want a truncation error", err)
+	}
+	limit := uint64(sent + sent/2 + readChunk + 1<<20)
+	if n := after.TotalAlloc - before.TotalAlloc; n > limit {
+		t.Errorf("allocated %d bytes for %d received, want at most %d", n, sent, limit)
+	}
+}
+
 // TestSafetensorsLargeStream reads a tensor larger than the first read
 // buffer from a stream, so the buffer must grow.
 func TestSafetensorsLargeStream(t *testing.T) {
-	vals := make([]float32, 3*readChunk/4+3) // 3 MiB + 12 bytes: grows 1 -> 2 -> 3 MiB+
+	vals := make([]float32, 3*readChunk/4+3) // 3 MiB + 12 bytes: read in pieces of 1, 1, 1 MiB and 12 bytes
 	for i := range vals {
 		vals[i] = float32(i)
 	}

@@ -29,17 +29,25 @@ func (s Shape) String() string {
 func (s Shape) Rank() int { return len(s) }
 
 // Size is the number of elements: the product of the dimensions, 1 for a
-// scalar. It is -1 if a dimension is negative or the product overflows.
+// scalar. It is -1 if a dimension is negative or the product of the
+// non-zero dimensions overflows an int (see Validate), whatever the order
+// of the dimensions.
 func (s Shape) Size() int {
-	n := 1
+	n, zero := 1, false
 	for _, d := range s {
-		if d < 0 {
+		switch {
+		case d < 0:
 			return -1
-		}
-		if d != 0 && n > math.MaxInt/d {
+		case d == 0:
+			zero = true
+		case n > math.MaxInt/d:
 			return -1
+		default:
+			n *= d
 		}
-		n *= d
+	}
+	if zero {
+		return 0
 	}
 	return n
 }
@@ -76,8 +84,12 @@ func (s Shape) Strides() []int {
 	return st
 }
 
-// Validate checks that every dimension is non-negative and the element
-// count fits in an int.
+// Validate checks that every dimension is non-negative and that the
+// product of the non-zero dimensions fits in an int. The rule does not
+// depend on the order of the dimensions, and it is NumPy's: a shape such as
+// [0, 1<<62, 1<<62] is refused although it has no elements, because its
+// strides would overflow. Every shape loom accepts (tensors, graph nodes,
+// op attributes) satisfies it.
 func (s Shape) Validate() error {
 	for i, d := range s {
 		if d < 0 {
@@ -85,7 +97,7 @@ func (s Shape) Validate() error {
 		}
 	}
 	if s.Size() < 0 {
-		return fmt.Errorf("shape %v has too many elements", s)
+		return fmt.Errorf("shape %v: %w: the product of its non-zero dimensions overflows an int", s, ErrTooLarge)
 	}
 	return nil
 }

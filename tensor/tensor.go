@@ -63,7 +63,7 @@ func alloc(n int) []byte {
 func checkShape(shape []int) (Shape, error) {
 	s := Shape(shape)
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("tensor: %v", err)
+		return nil, fmt.Errorf("tensor: %w", err)
 	}
 	return s.Clone(), nil
 }
@@ -100,8 +100,9 @@ func Scalar[T Elem](v T) *Tensor {
 	return t
 }
 
-// Zeros returns a zero-filled tensor. It returns nil if dt is not a valid
-// DType or a dimension is negative.
+// Zeros returns a zero-filled tensor. It returns nil where Make returns an
+// error: dt is not a valid DType, a dimension is negative, or the tensor
+// would exceed MemoryLimit.
 func Zeros(dt DType, shape ...int) *Tensor {
 	t, err := Make(dt, shape...)
 	if err != nil {
@@ -110,7 +111,9 @@ func Zeros(dt DType, shape ...int) *Tensor {
 	return t
 }
 
-// Make is Zeros with an error instead of a nil result.
+// Make is Zeros with an error instead of a nil result. Its size is checked
+// by arithmetic before anything is allocated: a tensor larger than
+// MemoryLimit is an error wrapping ErrTooLarge.
 func Make(dt DType, shape ...int) (*Tensor, error) {
 	if !dt.Valid() {
 		return nil, fmt.Errorf("tensor: invalid dtype %v", dt)
@@ -122,11 +125,11 @@ func Make(dt DType, shape ...int) (*Tensor, error) {
 	if s == nil {
 		s = Shape{}
 	}
-	n := s.Size()
-	if n > math.MaxInt/8 {
-		return nil, fmt.Errorf("tensor: shape %v is too large", s)
+	b, err := checkAlloc(dt, s)
+	if err != nil {
+		return nil, fmt.Errorf("tensor: Make: %w", err)
 	}
-	return &Tensor{dtype: dt, shape: s, data: alloc(n * dt.Size())}, nil
+	return &Tensor{dtype: dt, shape: s, data: alloc(b)}, nil
 }
 
 // Full returns a tensor of dtype dt and the given shape with every element
@@ -176,8 +179,12 @@ func FromBytes(dt DType, data []byte, shape ...int) (*Tensor, error) {
 	if s == nil {
 		s = Shape{}
 	}
-	if len(data) != s.Size()*dt.Size() {
-		return nil, fmt.Errorf("tensor: FromBytes: %d bytes do not hold %s (%d bytes)", len(data), TypeString(dt, s), s.Size()*dt.Size())
+	want, err := ByteSize(dt, s)
+	if err != nil {
+		return nil, fmt.Errorf("tensor: FromBytes: %w", err)
+	}
+	if len(data) != want {
+		return nil, fmt.Errorf("tensor: FromBytes: %d bytes do not hold %s (%d bytes)", len(data), TypeString(dt, s), want)
 	}
 	if len(data) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%uintptr(dt.Size()) != 0 {
 		return nil, fmt.Errorf("tensor: FromBytes: data is not aligned to %d bytes", dt.Size())

@@ -1,0 +1,102 @@
+package tensor
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestHugeTensorsAreErrors is issue 12's defect 2: Make, Zeros and Full with
+// 1<<50 or 1<<59 elements panicked ("makeslice: len out of range") and 1<<40
+// ended the process with the runtime's fatal out-of-memory error. Each size
+// is far above the memory of any machine this runs on (1<<40 float32 are
+// 4 TiB), so each must be an error wrapping ErrTooLarge, found before any
+// allocation.
+func TestHugeTensorsAreErrors(t *testing.T) {
+	for _, n := range []int{1 << 40, 1 << 50, 1 << 59, 1 << 62} {
+		if _, err := Make(Float32, n); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Make(f32, %d): err = %v, want ErrTooLarge", n, err)
+		}
+		if z := Zeros(Float64, n); z != nil {
+			t.Errorf("Zeros(f64, %d) = %v, want nil", n, z.Type())
+		}
+		if _, err := Full(Int32, 1, 2, n); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Full(i32, [2,%d]): err = %v, want ErrTooLarge", n, err)
+		}
+		if _, err := FromFloat64s(Float32, nil, n); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("FromFloat64s(f32, [%d]): err = %v, want ErrTooLarge", n, err)
+		}
+	}
+	// f64[1<<61] has a valid shape but 2^64 bytes.
+	if _, err := ByteSize(Float64, Shape{1 << 61}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ByteSize(f64[1<<61]): err = %v, want ErrTooLarge", err)
+	}
+	if _, err := FromBytes(Float64, nil, 1<<61); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("FromBytes(f64[1<<61]): err = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestSetMemoryLimit lowers the limit to 1 KiB: 256 float32 (1024 bytes)
+// fit, 257 do not; restoring the default makes them fit again.
+func TestSetMemoryLimit(t *testing.T) {
+	old := SetMemoryLimit(1024)
+	defer SetMemoryLimit(0)
+	if old <= 1024 {
+		t.Fatalf("default limit %d is implausibly small", old)
+	}
+	if got := MemoryLimit(); got != 1024 {
+		t.Fatalf("MemoryLimit() = %d after SetMemoryLimit(1024)", got)
+	}
+	if _, err := Make(Float32, 256); err != nil {
+		t.Errorf("Make(f32, 256) under a 1024-byte limit: %v", err)
+	}
+	_, err := Make(Float32, 257)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Make(f32, 257) under a 1024-byte limit: err = %v, want ErrTooLarge", err)
+	}
+	const want = "tensor: Make: f32[257]: too large: 1028 bytes exceed the memory limit of 1024 bytes (tensor.SetMemoryLimit)"
+	if err.Error() != want {
+		t.Errorf("error = %q\nwant    %q", err, want)
+	}
+	SetMemoryLimit(0)
+	if MemoryLimit() != old {
+		t.Errorf("SetMemoryLimit(0) restored %d, want the default %d", MemoryLimit(), old)
+	}
+	if _, err := Make(Float32, 257); err != nil {
+		t.Errorf("Make(f32, 257) with the default limit: %v", err)
+	}
+}
+
+// TestShapeRuleOrderIndependent is issue 12's defect 16: [0, 1<<62, 1<<62]
+// was valid and [1<<62, 1<<62, 0] was not. The rule is now NumPy's: the
+// product of the non-zero dimensions must fit in an int, whatever the order.
+func TestShapeRuleOrderIndependent(t *testing.T) {
+	const big = 1 << 62
+	cases := []struct {
+		s    Shape
+		size int // -1: invalid
+	}{
+		{Shape{0, big, big}, -1},
+		{Shape{big, big, 0}, -1},
+		{Shape{big, 0, big}, -1},
+		{Shape{0, big}, 0}, // 2^62 fits
+		{Shape{big, 0}, 0}, // the same in the other order
+		{Shape{1 << 31, 1 << 31}, 1 << 62},
+		{Shape{2, 3, 0}, 0},
+		{Shape{}, 1},       // a scalar
+		{Shape{3, -1}, -1}, // negative
+		{Shape{0, -1}, -1}, // negative, even next to a zero
+	}
+	for _, c := range cases {
+		if got := c.s.Size(); got != c.size {
+			t.Errorf("%v.Size() = %d, want %d", c.s, got, c.size)
+		}
+		err := c.s.Validate()
+		if (err == nil) != (c.size >= 0) {
+			t.Errorf("%v.Validate() = %v, want valid=%v", c.s, err, c.size >= 0)
+		}
+		_, mkErr := Make(Float32, c.s...)
+		if c.size < 0 && mkErr == nil {
+			t.Errorf("Make(f32, %v) succeeded for an invalid shape", c.s)
+		}
+	}
+}
