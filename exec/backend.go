@@ -54,7 +54,8 @@ type Frame struct {
 	Outputs []*tensor.Tensor // host destinations of Plan.Outputs, of the right types
 	// Observer, when non-nil, is told about every step (the profiler's hook).
 	Observer StepObserver
-	id       int // stable number of the frame in its Program (the trace's "run N" thread)
+	id       int              // stable number of the frame in its Program (the trace's "run N" thread)
+	checks   []*tensor.Tensor // CheckNumerics' outputs (Outputs' tail), owned by the frame
 }
 
 // StepObserver receives the timing of every executed step (the profiler's

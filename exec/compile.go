@@ -25,6 +25,8 @@ type config struct {
 	disabled     map[string]bool
 	share        *Program
 	dumpAfter    map[string]bool
+	memLimit     int64
+	numerics     bool
 }
 
 type update struct{ w, next *graph.Node }
@@ -120,6 +122,37 @@ func ShareVariables(p *Program) Option {
 	}
 }
 
+// MemoryLimit makes Compile refuse a program whose memory on the device
+// (its arena, constants and variables, and any single value) would exceed
+// bytes. Without it the limit is the memory the backend's Device reports.
+// Refusing at Compile, naming the node and its call site, is what keeps a
+// graph of absurd sizes from ending the process when it runs.
+func MemoryLimit(bytes int64) Option {
+	return func(c *config) error {
+		if bytes <= 0 {
+			return fmt.Errorf("exec: MemoryLimit(%d): the limit must be positive", bytes)
+		}
+		c.memLimit = bytes
+		return nil
+	}
+}
+
+// CheckNumerics makes every Run check each value the program computes for
+// NaN and Inf, and fail with an error wrapping ErrNonFinite that names the
+// first kernel (in run order) whose result is not finite although all its
+// operands were: its op, its type and the user's call site, as PyTorch's
+// anomaly mode and Gorgonia's NaN watch do. Values that are not finite
+// because an operand was (a NaN in a feed, a -Inf mask constant) are not
+// errors. A failing Run does not update the variables.
+//
+// It is a debugging aid: the program then runs every op as its own kernel
+// (constant folding and fusion are off, so the op named is exactly the one
+// built) and adds a small reduction after each float kernel. Without the
+// option nothing of it is compiled in, so it costs nothing.
+func CheckNumerics() Option {
+	return func(c *config) error { c.numerics = true; return nil }
+}
+
 // Pass is one stage of the compile pipeline.
 type Pass struct {
 	Name string
@@ -144,6 +177,7 @@ func pipeline() []Pass {
 		{"constfold", "evaluate nodes whose operands are all constants, with the CPU kernels", false, constfold},
 		{"cse", "merge nodes with the same op, attribute and operands", false, cse},
 		{"fuse", "group elementwise ops (and a trailing reduction) into single kernels", false, fuse},
+		{"numerics", "with CheckNumerics only: add a NaN/Inf check of every float kernel's result", true, numerics},
 		{"schedule", "order the steps and give every value a home", true, schedule},
 		{"memplan", "liveness analysis, arena offsets with buffer reuse and in-place updates", true, memplan},
 	}
@@ -166,6 +200,8 @@ var Constraints = []Constraint{
 	{"cse", "fuse", "fusion groups single-use chains; merging first makes uses exact"},
 	{"fuse", "schedule", "the schedule orders kernels, fused groups included"},
 	{"prune", "schedule", "the schedule covers exactly the nodes the outputs need"},
+	{"fuse", "numerics", "the checks read the results of the kernels that will run"},
+	{"numerics", "schedule", "the checks are outputs the schedule places"},
 	{"schedule", "memplan", "liveness is computed over the step order"},
 }
 
@@ -201,6 +237,7 @@ type compilation struct {
 	plan    *Plan
 	timings []PassTiming
 	nodes0  int
+	checks  []checkValue // CheckNumerics: checked nodes, their check outputs follow gOuts
 }
 
 // Compile optimises and plans the computation of outputs (and of the
@@ -221,6 +258,14 @@ func Compile(be Backend, outputs []*graph.Node, opts ...Option) (*Program, error
 	}
 	if os.Getenv("LOOM_VERIFY") == "1" {
 		cfg.verify = true
+	}
+	if !cfg.numerics {
+		cfg.disabled["numerics"] = true
+	} else {
+		// Every op its own kernel, computed at run time, so that the kernel
+		// a check blames is one op the user built.
+		cfg.disabled["constfold"] = true
+		cfg.disabled["fuse"] = true
 	}
 	for _, name := range strings.Split(os.Getenv("LOOM_DUMP"), ",") {
 		if name = strings.TrimSpace(name); name != "" {
@@ -289,6 +334,15 @@ func (c *compilation) check() error {
 		}
 	}
 	if c.cfg.share != nil {
+		if err := c.cfg.share.usable("ShareVariables"); err != nil {
+			return fmt.Errorf("exec: Compile: %w", err)
+		}
+		c.cfg.share.life.Lock()
+		closed := c.cfg.share.closed
+		c.cfg.share.life.Unlock()
+		if closed {
+			return fmt.Errorf("exec: Compile: ShareVariables: %w: the program was closed", ErrClosed)
+		}
 		if c.cfg.share.be != c.be {
 			return fmt.Errorf("exec: Compile: ShareVariables: %w: the program was compiled for another backend", graph.ErrInvalid)
 		}
@@ -411,7 +465,20 @@ func schedule(c *compilation) error {
 		p.Values = append(p.Values, v)
 		return len(p.Values) - 1
 	}
-	bytesOf := func(n *graph.Node) int64 { return int64(n.Shape().Size() * n.DType().Size()) }
+	sizes := map[*graph.Node]int64{}
+	limit := c.deviceLimit()
+	var tooBig error
+	bytesOf := func(n *graph.Node) int64 {
+		if b, ok := sizes[n]; ok {
+			return b
+		}
+		b, err := c.valueBytes(n, limit)
+		if err != nil && tooBig == nil {
+			tooBig = err
+		}
+		sizes[n] = b
+		return b
+	}
 
 	for _, n := range c.g.Nodes() {
 		switch n.Op() {
@@ -509,6 +576,9 @@ func schedule(c *compilation) error {
 			pending = append(pending, Step{Kind: CopyStep, Node: n, In: []int{home[n]}, Out: place(n, d)})
 		}
 	}
+	if tooBig != nil {
+		return tooBig
+	}
 	p.Steps = append(pending, steps...)
 	for _, s := range p.Steps {
 		if s.Kind != KernelStep {
@@ -522,9 +592,10 @@ func schedule(c *compilation) error {
 	return nil
 }
 
-// memplan computes liveness and assigns arena offsets.
+// memplan computes liveness and assigns arena offsets, then checks that
+// the program fits in the device's memory.
 func memplan(c *compilation) error {
 	c.plan.liveness()
 	c.plan.assignArena()
-	return nil
+	return c.checkTotal()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,9 @@ var (
 	ErrFeed = errors.New("bad feed")
 	// ErrClosed: the Program or Backend was closed.
 	ErrClosed = errors.New("closed")
+	// ErrNonFinite: under CheckNumerics, a kernel produced NaN or Inf from
+	// finite operands.
+	ErrNonFinite = errors.New("non-finite value")
 )
 
 // DeviceKind says whether a device is a CPU or a GPU.
@@ -85,6 +89,9 @@ func (f funcDriver) Devices() ([]Device, error) {
 	b, err := f(0)
 	if err != nil {
 		return nil, err
+	}
+	if isNilBackend(b) {
+		return nil, fmt.Errorf("%w: the backend's open function returned no backend", ErrUnavailable)
 	}
 	defer b.Close()
 	return []Device{b.Device()}, nil
@@ -155,7 +162,25 @@ func Open(name string) (Backend, error) {
 		}
 		return nil, fmt.Errorf("exec: Open(%q): %w: registered backends: %s", name, ErrUnknownDevice, knownList())
 	}
-	return d.Open(idx)
+	b, err := d.Open(idx)
+	if err != nil {
+		// A driver may return a typed nil (a nil *T in the interface) with
+		// its error; the caller must get a nil Backend.
+		return nil, err
+	}
+	if isNilBackend(b) {
+		return nil, fmt.Errorf("exec: Open(%q): the %s driver returned no backend and no error", name, base)
+	}
+	return b, nil
+}
+
+// isNilBackend reports whether b is nil or holds a nil pointer.
+func isNilBackend(b Backend) bool {
+	if b == nil {
+		return true
+	}
+	v := reflect.ValueOf(b)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 func knownList() string {

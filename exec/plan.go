@@ -91,7 +91,7 @@ type Plan struct {
 	Inputs     []int // value index of each feed, in Plan order
 	InputNodes []*graph.Node
 	Vars       []VarPlan
-	Outputs    []int // value index of each output (InOutput)
+	Outputs    []int // value index of each output (InOutput): the user's, then CheckNumerics' scalars
 	Consts     []int // value index of each constant (InConst)
 	ArenaBytes int64
 	PeakBytes  int64   // largest total of simultaneously live arena bytes

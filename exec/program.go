@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
@@ -24,19 +23,26 @@ type Feeds map[*graph.Node]*tensor.Tensor
 // variables are serialised with each other and with Write; runs that only
 // read variables proceed in parallel.
 type Program struct {
-	be        Backend
-	plan      *Plan
-	exe       Executable
-	store     *varStore
-	slots     []*varSlot // per Plan.Vars
-	inputIdx  map[*graph.Node]int
-	varIdx    map[*graph.Node]int
-	updates   bool
-	ignore    bool // IgnoreUnusedFeeds
-	timings   []PassTiming
-	nodes0    int
-	closed    atomic.Bool
-	running   sync.WaitGroup
+	be       Backend
+	plan     *Plan
+	exe      Executable
+	store    *varStore
+	slots    []*varSlot // per Plan.Vars
+	inputIdx map[*graph.Node]int
+	varIdx   map[*graph.Node]int
+	updates  bool
+	ignore   bool // IgnoreUnusedFeeds
+	timings  []PassTiming
+	nodes0   int
+	nOut     int          // the user's outputs: the first nOut of Plan.Outputs
+	checks   []checkValue // CheckNumerics: the values checked, in step order
+	// life guards closed and active: every call that touches the program's
+	// buffers (Run, Read, Write, Save/LoadVariables) is active from enter
+	// to exit, and Close waits for active calls before it frees anything.
+	life      sync.Mutex
+	idle      sync.Cond // signalled when active drops to 0
+	closed    bool
+	active    int
 	framesMu  sync.Mutex
 	freeFrame []*Frame
 	frames    int // frames made so far
@@ -76,7 +82,9 @@ func newProgram(c *compilation) (*Program, error) {
 	p := &Program{
 		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0, ignore: c.cfg.ignoreUnused,
 		inputIdx: map[*graph.Node]int{}, varIdx: map[*graph.Node]int{},
+		nOut: len(c.outs), checks: c.checks,
 	}
+	p.idle.L = &p.life
 	for i, n := range c.plan.InputNodes {
 		p.inputIdx[n] = i
 	}
@@ -86,6 +94,11 @@ func newProgram(c *compilation) (*Program, error) {
 	}
 	store.mu.Lock()
 	defer store.mu.Unlock()
+	if store.refs == 0 && c.cfg.share != nil {
+		// The program whose variables we share was closed after check().
+		exe.Close()
+		return nil, fmt.Errorf("exec: Compile: ShareVariables: %w: the program was closed", ErrClosed)
+	}
 	store.refs++
 	for i, v := range c.plan.Vars {
 		p.varIdx[v.User] = i
@@ -118,26 +131,53 @@ func newProgram(c *compilation) (*Program, error) {
 }
 
 // Plan returns the program's plan (for inspection; do not modify it).
-func (p *Program) Plan() *Plan { return p.plan }
+func (p *Program) Plan() *Plan {
+	if p == nil {
+		return nil
+	}
+	return p.plan
+}
 
 // Passes returns the timing of each compile pass.
-func (p *Program) Passes() []PassTiming { return append([]PassTiming(nil), p.timings...) }
+func (p *Program) Passes() []PassTiming {
+	if p == nil {
+		return nil
+	}
+	return append([]PassTiming(nil), p.timings...)
+}
 
 // Backend returns the backend the program runs on.
-func (p *Program) Backend() Backend { return p.be }
+func (p *Program) Backend() Backend {
+	if p == nil {
+		return nil
+	}
+	return p.be
+}
 
 // Inputs returns the Input nodes (of the user's graph) that Run needs.
-func (p *Program) Inputs() []*graph.Node { return append([]*graph.Node(nil), p.plan.InputNodes...) }
+func (p *Program) Inputs() []*graph.Node {
+	if p.usable("Inputs") != nil {
+		return nil
+	}
+	return append([]*graph.Node(nil), p.plan.InputNodes...)
+}
 
 // Run computes the outputs from feeds, one value per Input the outputs
 // depend on, and applies the variable updates. It returns new tensors, in
 // output order. Errors (bad feeds, cancelled context, device failure)
 // leave the Program and its variables as they were.
 func (p *Program) Run(ctx context.Context, feeds Feeds) ([]*tensor.Tensor, error) {
-	outs := make([]*tensor.Tensor, len(p.plan.Outputs))
-	for i, v := range p.plan.Outputs {
+	if err := p.usable("Run"); err != nil {
+		return nil, err
+	}
+	outs := make([]*tensor.Tensor, p.nOut)
+	for i, v := range p.plan.Outputs[:p.nOut] {
 		n := p.plan.Values[v].Node
-		outs[i] = tensor.Zeros(n.DType(), n.Shape()...)
+		t, err := tensor.Make(n.DType(), n.Shape()...)
+		if err != nil {
+			return nil, fmt.Errorf("exec: Run: output %d: %w", i, err)
+		}
+		outs[i] = t
 	}
 	if err := p.run(ctx, feeds, outs); err != nil {
 		return nil, err
@@ -149,10 +189,13 @@ func (p *Program) Run(ctx context.Context, feeds Feeds) ([]*tensor.Tensor, error
 // outputs' types, which must not share memory with the feeds. In steady
 // state it allocates nothing.
 func (p *Program) RunInto(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
-	if len(outs) != len(p.plan.Outputs) {
-		return fmt.Errorf("exec: RunInto: %w: %d output tensors for %d outputs", ErrFeed, len(outs), len(p.plan.Outputs))
+	if err := p.usable("RunInto"); err != nil {
+		return err
 	}
-	for i, v := range p.plan.Outputs {
+	if len(outs) != p.nOut {
+		return fmt.Errorf("exec: RunInto: %w: %d output tensors for %d outputs", ErrFeed, len(outs), p.nOut)
+	}
+	for i, v := range p.plan.Outputs[:p.nOut] {
 		n := p.plan.Values[v].Node
 		t := outs[i]
 		if t == nil {
@@ -184,27 +227,58 @@ func overlaps(a, b *tensor.Tensor) bool {
 	return xs < ys+uintptr(len(y)) && ys < xs+uintptr(len(x))
 }
 
-func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
-	if p.closed.Load() {
-		return fmt.Errorf("exec: Run: %w", ErrClosed)
+// usable returns an error for a nil or zero Program (one not made by
+// Compile), naming the method called.
+func (p *Program) usable(method string) error {
+	if p == nil || p.plan == nil {
+		return fmt.Errorf("exec: %s: %w: nil or zero Program (make one with exec.Compile)", method, graph.ErrInvalid)
 	}
+	return nil
+}
+
+// enter marks a call that uses the program's buffers as active, or returns
+// ErrClosed (or the error of a nil Program). Every successful enter is
+// paired with an exit.
+func (p *Program) enter(method string) error {
+	if err := p.usable(method); err != nil {
+		return err
+	}
+	p.life.Lock()
+	defer p.life.Unlock()
+	if p.closed {
+		return fmt.Errorf("exec: %s: %w", method, ErrClosed)
+	}
+	p.active++
+	return nil
+}
+
+func (p *Program) exit() {
+	p.life.Lock()
+	p.active--
+	if p.active == 0 && p.closed {
+		p.idle.Broadcast()
+	}
+	p.life.Unlock()
+}
+
+func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("exec: Run: %w", err)
 	}
-	p.running.Add(1)
-	defer p.running.Done()
-	if p.closed.Load() {
-		return fmt.Errorf("exec: Run: %w", ErrClosed)
+	if err := p.enter("Run"); err != nil {
+		return err
 	}
+	defer p.exit()
 	f := p.frame()
 	defer p.release(f)
 	if err := p.bindFeeds(f, feeds); err != nil {
 		return err
 	}
 	copy(f.Outputs, outs)
+	copy(f.Outputs[p.nOut:], f.checks)
 	var rr *runRecorder
 	var runStart int64
 	if obs, ok := ctx.Value(observerKey{}).(StepObserver); ok {
@@ -233,6 +307,11 @@ func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) e
 			return fmt.Errorf("exec: Run: %w", err)
 		}
 		return fmt.Errorf("exec: Run on %s: %w", p.be.Name(), err)
+	}
+	if p.checks != nil {
+		if err := p.checkNumerics(f); err != nil {
+			return err
+		}
 	}
 	for i, v := range p.plan.Vars {
 		if v.Update >= 0 {
@@ -296,18 +375,24 @@ func (p *Program) frame() *Frame {
 	p.frames++
 	id := p.frames - 1
 	p.framesMu.Unlock()
-	return &Frame{
+	f := &Frame{
 		id:      id,
 		Inputs:  make([]*tensor.Tensor, len(p.plan.Inputs)),
 		Vars:    make([]Buffer, len(p.plan.Vars)),
 		Next:    make([]Buffer, len(p.plan.Vars)),
 		Outputs: make([]*tensor.Tensor, len(p.plan.Outputs)),
 	}
+	for _, v := range p.plan.Outputs[p.nOut:] {
+		// CheckNumerics' scalars: the frame's own, kept with it.
+		n := p.plan.Values[v].Node
+		f.checks = append(f.checks, tensor.Zeros(n.DType(), n.Shape()...))
+	}
+	return f
 }
 
 func (p *Program) release(f *Frame) {
 	clear(f.Inputs)
-	clear(f.Outputs)
+	clear(f.Outputs[:p.nOut])
 	clear(f.Vars)
 	clear(f.Next)
 	f.Observer = nil
@@ -318,27 +403,39 @@ func (p *Program) release(f *Frame) {
 
 // Read returns a copy of variable w's current value.
 func (p *Program) Read(w *graph.Node) (*tensor.Tensor, error) {
-	if p.closed.Load() {
-		return nil, fmt.Errorf("exec: Read: %w", ErrClosed)
+	if err := p.enter("Read"); err != nil {
+		return nil, err
 	}
+	defer p.exit()
 	i, ok := p.varIdx[w]
 	if !ok {
 		return nil, fmt.Errorf("exec: Read(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
 	}
-	t := tensor.Zeros(p.slots[i].dtype, w.Shape()...)
 	p.store.mu.RLock()
 	defer p.store.mu.RUnlock()
-	if err := p.slots[i].cur.Read(t); err != nil {
-		return nil, fmt.Errorf("exec: Read(%q): %w", w.Name(), err)
+	return p.readSlot(i)
+}
+
+// readSlot copies variable i's current value into a new tensor of its
+// declared dtype. The caller holds p.store.mu.
+func (p *Program) readSlot(i int) (*tensor.Tensor, error) {
+	s := p.slots[i]
+	t, err := tensor.Make(s.dtype, s.node.Shape()...)
+	if err != nil {
+		return nil, fmt.Errorf("exec: Read(%q): %w", s.node.Name(), err)
 	}
-	return convertTensor(t, w.DType()), nil
+	if err := s.cur.Read(t); err != nil {
+		return nil, fmt.Errorf("exec: Read(%q): %w", s.node.Name(), err)
+	}
+	return convertTensor(t, s.node.DType()), nil
 }
 
 // Write sets variable w's value to a copy of t, which must have w's type.
 func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
-	if p.closed.Load() {
-		return fmt.Errorf("exec: Write: %w", ErrClosed)
+	if err := p.enter("Write"); err != nil {
+		return err
 	}
+	defer p.exit()
 	i, ok := p.varIdx[w]
 	if !ok {
 		return fmt.Errorf("exec: Write(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
@@ -357,6 +454,9 @@ func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
 
 // Variables returns the program's Variable nodes (of the user's graph).
 func (p *Program) Variables() []*graph.Node {
+	if p.usable("Variables") != nil {
+		return nil
+	}
 	out := make([]*graph.Node, len(p.plan.Vars))
 	for i, v := range p.plan.Vars {
 		out[i] = v.User
@@ -367,10 +467,19 @@ func (p *Program) Variables() []*graph.Node {
 // Close waits for running Runs, then releases the program's device
 // memory (variables too, unless another program shares them).
 func (p *Program) Close() error {
-	if p.closed.Swap(true) {
+	if err := p.usable("Close"); err != nil {
+		return err
+	}
+	p.life.Lock()
+	if p.closed {
+		p.life.Unlock()
 		return nil
 	}
-	p.running.Wait()
+	p.closed = true
+	for p.active > 0 {
+		p.idle.Wait()
+	}
+	p.life.Unlock()
 	err := p.exe.Close()
 	p.store.mu.Lock()
 	defer p.store.mu.Unlock()
@@ -410,6 +519,9 @@ type Stats struct {
 
 // Stats returns the compiler's statistics for the program.
 func (p *Program) Stats() Stats {
+	if p.usable("Stats") != nil {
+		return Stats{}
+	}
 	s := Stats{
 		GraphNodes: p.nodes0, ArenaBytes: p.plan.ArenaBytes, PeakBytes: p.plan.PeakBytes,
 		InPlace: p.plan.InPlace, NodesAfter: p.plan.Graph.Len(), Passes: p.Passes(),

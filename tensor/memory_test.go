@@ -1,7 +1,10 @@
 package tensor
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -98,5 +101,53 @@ func TestShapeRuleOrderIndependent(t *testing.T) {
 		if c.size < 0 && mkErr == nil {
 			t.Errorf("Make(f32, %v) succeeded for an invalid shape", c.s)
 		}
+	}
+}
+
+// TestNilReaderWriter: issue 12, defect 13 (nil arguments). The safetensors
+// functions return errors for a nil io.Reader or io.Writer; the methods of a
+// nil *Tensor return zero values.
+func TestNilReaderWriter(t *testing.T) {
+	if err := WriteSafetensors(nil, nil, nil); err == nil {
+		t.Errorf("WriteSafetensors(nil) succeeded")
+	}
+	if _, _, err := ReadSafetensors(nil, SafetensorsLimits{}); err == nil {
+		t.Errorf("ReadSafetensors(nil) succeeded")
+	}
+	var n *Tensor
+	if n.DType() != Invalid || n.Shape() != nil || n.Size() != 0 || n.Rank() != 0 || n.Bytes() != nil || n.Type() != "nil" || n.Clone() != nil || len(n.Float64s()) != 0 {
+		t.Errorf("a nil *Tensor's accessors are not zero")
+	}
+	if _, err := Values[float32](n); err == nil {
+		t.Errorf("Values of a nil tensor succeeded")
+	}
+}
+
+// TestWriteSafetensorsFileAtomic: issue 12, defect 14. A failed write
+// leaves the existing file as it was and no temporary file behind.
+func TestWriteSafetensorsFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ckpt.safetensors")
+	one := map[string]*Tensor{"w": Scalar(float32(1))}
+	if err := WriteSafetensorsFile(path, one, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if err := WriteSafetensorsFile(path, map[string]*Tensor{"w": nil}, nil); err == nil {
+		t.Fatal("writing a nil tensor succeeded")
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Errorf("the failed write changed the file")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d directory entries after a failed write, want 1", len(entries))
+	}
+	got, _, err := ReadSafetensorsFile(path, SafetensorsLimits{})
+	if err != nil || got["w"].Float64(0) != 1 {
+		t.Errorf("ReadSafetensorsFile = %v, %v", got, err)
+	}
+	if err := WriteSafetensorsFile(filepath.Join(dir, "no", "such", "dir", "x"), one, nil); err == nil {
+		t.Errorf("writing into a missing directory succeeded")
 	}
 }

@@ -82,6 +82,9 @@ func stErrorf(format string, args ...any) error {
 // not be named "__metadata__", and no tensor may be nil. Nothing is written
 // when an argument is invalid.
 func WriteSafetensors(w io.Writer, tensors map[string]*Tensor, metadata map[string]string) error {
+	if w == nil {
+		return stErrorf("nil io.Writer")
+	}
 	names := slices.Sorted(maps.Keys(tensors))
 	header, err := safetensorsHeader(names, tensors, metadata)
 	if err != nil {
@@ -284,6 +287,9 @@ type stEntry struct {
 // Every error names the problem (the tensor, field and value) and starts
 // with "tensor: safetensors: ".
 func ReadSafetensors(r io.Reader, limits SafetensorsLimits) (map[string]*Tensor, map[string]string, error) {
+	if r == nil {
+		return nil, nil, stErrorf("nil io.Reader")
+	}
 	lim, err := limits.withDefaults()
 	if err != nil {
 		return nil, nil, err

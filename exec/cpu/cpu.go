@@ -20,7 +20,11 @@ func init() {
 		if index != 0 {
 			return nil, fmt.Errorf("cpu: device %d: %w: the CPU backend has one device, cpu:0", index, exec.ErrUnavailable)
 		}
-		return New()
+		b, err := New()
+		if err != nil {
+			return nil, err // not a nil *Backend in the interface
+		}
+		return b, nil
 	}); err != nil {
 		panic(err)
 	}

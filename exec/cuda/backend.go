@@ -110,7 +110,14 @@ func (driver) Devices() ([]exec.Device, error) {
 }
 
 // Open opens GPU index.
-func (driver) Open(index int) (exec.Backend, error) { return Open(index) }
+// On error the Backend is nil (not a nil *Backend in the interface).
+func (driver) Open(index int) (exec.Backend, error) {
+	b, err := Open(index)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
 
 // deviceInfo is what kernels and launches need to know of a device.
 type deviceInfo struct {

@@ -429,9 +429,17 @@ func TestMissingDriver(t *testing.T) {
 	t.Setenv("LOOM_LIBCUDA", "/nonexistent/loom-test/libcuda.so.1")
 	t.Setenv("LOOM_DEVICE", "")
 	t.Setenv("CUDA_HOME", "/nonexistent/cuda-home")
-	_, err := exec.Open("cuda")
+	be, err := exec.Open("cuda")
 	if !errors.Is(err, exec.ErrUnavailable) {
 		t.Fatalf("Open(cuda) = %v, want ErrUnavailable", err)
+	}
+	// Issue 12, defect 18: the driver returned a nil *Backend inside the
+	// interface, so be != nil and be.Close() panicked.
+	if be != nil {
+		t.Errorf("Open(cuda) returned a non-nil Backend %#v with its error", be)
+	}
+	if drv, err := (driver{}).Open(0); err == nil || drv != nil {
+		t.Errorf("driver.Open(0) = %#v, %v; want a nil Backend and an error", drv, err)
 	}
 	for _, want := range []string{"/nonexistent/loom-test/libcuda.so.1", "libcuda.so.1", "/nonexistent/cuda-home/lib64", "/usr/local/cuda/lib64"} {
 		if !strings.Contains(err.Error(), want) {
@@ -443,7 +451,7 @@ func TestMissingDriver(t *testing.T) {
 			t.Errorf("Devices() lists %v without a driver", d)
 		}
 	}
-	be, err := exec.Default()
+	be, err = exec.Default()
 	if err != nil {
 		t.Fatalf("Default() = %v", err)
 	}
