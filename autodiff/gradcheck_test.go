@@ -23,6 +23,20 @@ type operand struct {
 	draw  func(r *rand.Rand) float64
 }
 
+// fixed is an operand with the given values (row-major, one per element:
+// a check draws each element once, so they come back in order).
+func fixed(shape tensor.Shape, vals ...float64) operand {
+	if len(vals) != shape.Size() {
+		panic(fmt.Sprintf("fixed: %d values for shape %v", len(vals), shape))
+	}
+	k := 0
+	return operand{shape, func(*rand.Rand) float64 {
+		v := vals[k%len(vals)]
+		k++
+		return v
+	}}
+}
+
 func uniform(lo, hi float64) func(r *rand.Rand) float64 {
 	return func(r *rand.Rand) float64 { return lo + (hi-lo)*r.Float64() }
 }
@@ -51,6 +65,58 @@ type gradCase struct {
 	f    func(xs []*graph.Node) *graph.Node
 }
 
+// handFunc gives, from the inputs' values x and the weights w of y = Σ f·w,
+// the values of f and the gradients dy/dx, by hand.
+type handFunc func(x [][]float64, w []float64) (f []float64, grads [][]float64)
+
+// hand replaces the finite differences of the cases named (op/case) by a
+// hand calculation: for the rules that are not the derivative of the
+// forward function by design (StopGradient, CustomGradient), and for the
+// points where finite differences cannot see the rule (Sign at 0).
+var hand = map[string]handFunc{
+	// e^x + x², e^x
+	"StopGradient/live-branch": elementwise(func(x float64) float64 { return math.Exp(x) + x*x }, math.Exp),
+	// x·sin x, sin x
+	"StopGradient/stopped-factor": elementwise(func(x float64) float64 { return x * math.Sin(x) }, math.Sin),
+	"Sign/at-zero":                elementwise(sign, func(float64) float64 { return 0 }),
+	// |x|, by the product rule sign(x) + x·Sign'(x) = sign(x)
+	"Sign/x-times-sign": elementwise(math.Abs, sign),
+	// x², cos x
+	"CustomGrad/not-the-derivative": elementwise(func(x float64) float64 { return x * x }, math.Cos),
+	// sign(x), 1
+	"CustomGrad/straight-through": elementwise(sign, func(float64) float64 { return 1 }),
+	// a·b; 0 and 3w
+	"CustomGrad/nil-for-one": func(x [][]float64, w []float64) ([]float64, [][]float64) {
+		f, da, db := make([]float64, 4), make([]float64, 4), make([]float64, 4)
+		for k := range f {
+			f[k], db[k] = x[0][k]*x[1][k], 3*w[k]
+		}
+		return f, [][]float64{da, db}
+	},
+}
+
+// elementwise builds a want for one input and elementwise f: value(x) and
+// the derivative the rule must give, times the weight.
+func elementwise(value, deriv func(x float64) float64) handFunc {
+	return func(x [][]float64, w []float64) ([]float64, [][]float64) {
+		f, d := make([]float64, len(x[0])), make([]float64, len(x[0]))
+		for k, v := range x[0] {
+			f[k], d[k] = value(v), w[k]*deriv(v)
+		}
+		return f, [][]float64{d}
+	}
+}
+
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x // ±0
+}
+
 // fdStep overrides the step (1e-6) and relative tolerance (1e-6) of cases
 // computed partly in float32.
 var fdStep = map[string][2]float64{
@@ -77,9 +143,17 @@ var gradCases = map[string][]gradCase{
 	"Minimum": {
 		{"broadcast-left", []operand{{tensor.Shape{1, 4}, distinct}, {tensor.Shape{3, 4}, distinct}}, func(x []*graph.Node) *graph.Node { return ops.Minimum(x[0], x[1]) }},
 	},
-	"Neg":     unaryCases(ops.Neg, uniform(-2, 2)),
-	"Abs":     unaryCases(ops.Abs, awayFromZero(0.1, 2)),
-	"Sign":    unaryCases(ops.Sign, awayFromZero(0.1, 2)),
+	"Neg": unaryCases(ops.Neg, uniform(-2, 2)),
+	"Abs": unaryCases(ops.Abs, awayFromZero(0.1, 2)),
+	"Sign": append(unaryCases(ops.Sign, awayFromZero(0.1, 2)),
+		// Sign' = 0 everywhere, 0 included (ops/grad.go), where finite
+		// differences see a jump; a rule passing the cotangent through
+		// (straight-through) would give w here, and w·x more in x·Sign(x).
+		gradCase{"at-zero", []operand{fixed(tensor.Shape{2, 3}, -2, -0.5, 0, 0.25, 3, math.Copysign(0, -1))},
+			func(x []*graph.Node) *graph.Node { return ops.Sign(x[0]) }},
+		gradCase{"x-times-sign", []operand{fixed(tensor.Shape{5}, -1.5, -0.25, 0, 0.75, 2)},
+			func(x []*graph.Node) *graph.Node { return ops.Mul(x[0], ops.Sign(x[0])) }},
+	),
 	"Exp":     unaryCases(ops.Exp, uniform(-2, 2)),
 	"Log":     unaryCases(ops.Log, uniform(0.2, 3)),
 	"Sqrt":    unaryCases(ops.Sqrt, uniform(0.2, 3)),
@@ -99,11 +173,14 @@ var gradCases = map[string][]gradCase{
 		}},
 	},
 	"StopGradient": {
-		// The stopped branch is constant in x (x*0), so finite
-		// differences see only the first term; TestStopGradient checks
-		// that a live stopped branch is ignored.
-		{"cut", op1(tensor.Shape{3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node {
-			return ops.Add(ops.Exp(x[0]), ops.StopGradient(ops.Mul(x[0], ops.Scalar(x[0], 0))))
+		// The stopped branch x² adds to the value but not to the gradient
+		// (finite differences of f would see 2x more): e^x + x², e^x.
+		{"live-branch", op1(tensor.Shape{3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node {
+			return ops.Add(ops.Exp(x[0]), ops.StopGradient(ops.Mul(x[0], x[0])))
+		}},
+		// A stopped factor is a constant in the product rule: x·sin x, sin x.
+		{"stopped-factor", op1(tensor.Shape{2, 2}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node {
+			return ops.Mul(x[0], ops.StopGradient(ops.Sin(x[0])))
 		}},
 	},
 	"MatMul": {
@@ -163,11 +240,25 @@ var gradCases = map[string][]gradCase{
 		{"first", op1(tensor.Shape{4, 2}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.LogSoftmax(x[0], 0) }},
 	},
 	"CustomGrad": {
-		// A custom rule equal to the true derivative of x^2 (2x), so the
-		// finite differences of the forward value must agree with it.
-		{"square", op1(tensor.Shape{3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node {
-			return ops.CustomGradient("square", ops.Mul(x[0], x[0]), []*graph.Node{x[0]}, func(dy *graph.Node) []*graph.Node {
-				return []*graph.Node{ops.Mul(dy, ops.Mul(x[0], ops.Scalar(x[0], 2)))}
+		// Rules that differ from the derivative of the value, checked
+		// against the rules' own values: differentiating the value (2x
+		// here) instead of calling the rule fails.
+		{"not-the-derivative", op1(tensor.Shape{3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node {
+			return ops.CustomGradient("cos-rule", ops.Mul(x[0], x[0]), []*graph.Node{x[0]}, func(dy *graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Mul(dy, ops.Cos(x[0]))}
+			})
+		}},
+		// The straight-through estimator: Sign forward, identity backward.
+		{"straight-through", []operand{fixed(tensor.Shape{4}, -1.5, 0, 0.5, 2)}, func(x []*graph.Node) *graph.Node {
+			return ops.CustomGradient("ste", ops.Sign(x[0]), []*graph.Node{x[0]}, func(dy *graph.Node) []*graph.Node {
+				return []*graph.Node{dy}
+			})
+		}},
+		// Two inputs, nil for the first: value a·b, gradients 0 and 3w
+		// (the subgraph a·b is not looked inside, so a gets no w·b).
+		{"nil-for-one", []operand{{tensor.Shape{2, 2}, uniform(-2, 2)}, {tensor.Shape{2, 2}, uniform(-2, 2)}}, func(x []*graph.Node) *graph.Node {
+			return ops.CustomGradient("nil-rule", ops.Mul(x[0], x[1]), []*graph.Node{x[0], x[1]}, func(dy *graph.Node) []*graph.Node {
+				return []*graph.Node{nil, ops.Mul(dy, ops.Scalar(dy, 3))}
 			})
 		}},
 	},
@@ -210,10 +301,29 @@ func TestEveryDifferentiableOpIsChecked(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("differentiable ops without a finite-difference check: %v", missing)
 	}
+	// every override names a case (a misspelt one would silently fall
+	// back to finite differences, or to the default step)
+	cases := map[string]bool{}
+	for name, cs := range gradCases {
+		for _, c := range cs {
+			cases[name+"/"+c.name] = true
+		}
+	}
+	for k := range hand {
+		if !cases[k] {
+			t.Errorf("hand[%q] names no case", k)
+		}
+	}
+	for k := range fdStep {
+		if !cases[k] {
+			t.Errorf("fdStep[%q] names no case", k)
+		}
+	}
 }
 
 // TestFiniteDifferences checks every gradient rule against central
-// differences in float64: for y = sum(f(xs) * R) with a fixed random R,
+// differences in float64 (or, for the cases in hand, against a hand
+// calculation): for y = sum(f(xs) * R) with a fixed random R,
 // dy/dx[i] ≈ (y(x+h e_i) - y(x-h e_i)) / 2h with h = 1e-6, whose error is
 // O(h^2) + O(eps/h) ≈ 1e-10 here; we allow 1e-6 relative.
 func TestFiniteDifferences(t *testing.T) {
@@ -230,13 +340,13 @@ func TestFiniteDifferences(t *testing.T) {
 	for oi, name := range names {
 		for ci, c := range gradCases[name] {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
-				gradCheck(t, be, c, uint64(oi*16+ci), fdStep[name+"/"+c.name])
+				gradCheck(t, be, c, uint64(oi*16+ci), fdStep[name+"/"+c.name], hand[name+"/"+c.name])
 			})
 		}
 	}
 }
 
-func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]float64) {
+func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]float64, want handFunc) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	g := graph.New()
 	xs := make([]*graph.Node, len(c.in))
@@ -273,7 +383,7 @@ func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]f
 			t.Fatalf("gradient %d is %s, x is %s", i, gr.Type(), xs[i].Type())
 		}
 	}
-	prog, err := exec.Compile(be, append([]*graph.Node{y}, grads...), exec.VerifyEachPass())
+	prog, err := exec.Compile(be, append([]*graph.Node{y, f}, grads...), exec.VerifyEachPass())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,13 +393,36 @@ func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]f
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want != nil {
+		x := make([][]float64, len(vals))
+		for i := range vals {
+			x[i], _ = tensor.Values[float64](vals[i])
+		}
+		wantF, wantG := want(x, weights)
+		// Both sides are a few float64 operations (and exp, sin, cos within
+		// a few ulp): 1e-12 relative.
+		near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-12*(1+math.Abs(want)) }
+		for k, v := range out[1].Float64s() {
+			if !near(v, wantF[k]) {
+				t.Errorf("f[%d] = %.15g, want %.15g (hand)", k, v, wantF[k])
+			}
+		}
+		for i := range xs {
+			for k, v := range out[2+i].Float64s() {
+				if !near(v, wantG[i][k]) {
+					t.Errorf("d y / d x%d[%d]: rule %.15g, hand %.15g", i, k, v, wantG[i][k])
+				}
+			}
+		}
+		return
+	}
 	h, tol := 1e-6, 1e-6
 	if step[0] != 0 {
 		h, tol = step[0], step[1]
 	}
 	for i := range xs {
 		v, _ := tensor.Values[float64](vals[i])
-		analytic := out[1+i].Float64s()
+		analytic := out[2+i].Float64s()
 		for k := range v {
 			orig := v[k]
 			v[k] = orig + h

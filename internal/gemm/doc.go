@@ -54,4 +54,21 @@
 //
 // The assembly micro-kernels are generated: `go generate` runs ./asmgen,
 // which writes kernels_amd64.s.
+//
+// # Tuning
+//
+// The kernels and blockings above were chosen with two benchmarks
+// (tune_amd64_test.go), kept to redo the choice on another machine:
+// BenchmarkTuneKernels times every assembly micro-kernel alone on
+// L1-resident slivers (sub-benchmarks kernel=NAME), BenchmarkTuneGemm times
+// whole single-threaded products with the kernels in use and candidate
+// blockings (type=T/shape=S/kernel=MRxNR-KC-MC-NC). Run them on an idle
+// machine and compare the candidates with benchstat
+// (golang.org/x/perf/cmd/benchstat):
+//
+//	go test -run '^$' -bench '^BenchmarkTune' -count 10 ./internal/gemm > tune.out
+//	benchstat -col /kernel tune.out
+//
+// TestTuneBlockings checks that every candidate blocking computes correct
+// products, so a candidate is only ever compared when it is right.
 package gemm

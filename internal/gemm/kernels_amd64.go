@@ -81,8 +81,8 @@ func dotD(k int, w *float64, ldw, rows int, u, out *float64, ldo int, tailMask u
 // ~123 / ~62); in whole products 8×32 / 8×16 won (220-228 / 105-110
 // GFLOP/s at n >= 256) and fit batch 64 and widths 256 with no padding.
 // kc 256 keeps the B sliver (32 KB) in the 48 KB L1; mc, nc matter little
-// (measured within noise). TestTuneKernels / TestTuneGemm (GEMM_TUNE=1)
-// redo the comparison.
+// (measured within noise). BenchmarkTuneKernels / BenchmarkTuneGemm redo
+// the comparison (see Tuning in the package documentation).
 var (
 	avx2Narrow32   = &kernel[float32]{name: "avx2-6x8", mr: 6, nr: 8, fn: kernS6x8AVX2}
 	avx2Narrow64   = &kernel[float64]{name: "avx2-6x4", mr: 6, nr: 4, fn: kernD6x4AVX2}

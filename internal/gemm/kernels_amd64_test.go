@@ -4,7 +4,7 @@ package gemm
 
 // extraKernels32 lists every assembly kernel this machine runs: the ones
 // in use, the same with small blocking so that the tests cross the block
-// edges, and the candidates that lost (see TestTuneKernels), which are
+// edges, and the candidates that lost (see BenchmarkTuneKernels), which are
 // tested more lightly.
 func extraKernels32() []*kernel[float32] {
 	avx2, avx512 := cpuFeatures()
