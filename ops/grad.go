@@ -40,23 +40,39 @@ func keepShape(x *graph.Node, a AxesAttr) []int {
 	return s
 }
 
-// reducedIota is an Int64 constant of x's shape with the kept axes set to
-// 1, holding each position's row-major index over the reduced axes: the
-// numbering ArgMax uses.
+// reducedIota is an Int64 value of x's shape with the kept axes set to 1,
+// holding each position's row-major index over the reduced axes: the
+// numbering ArgMax uses. It is the broadcast sum of one arange per reduced
+// axis times that axis's stride, so building it allocates nothing in
+// proportion to x (the compiler folds it when it is small).
 func reducedIota(x *graph.Node, a AxesAttr) *graph.Node {
-	shape := keepShape(x, a)
-	for i := range shape {
-		shape[i] = 1
+	g := x.Graph()
+	var idx *graph.Node
+	stride := 1
+	for k := len(a.Axes) - 1; k >= 0; k-- {
+		ax := a.Axes[k]
+		d := x.Shape()[ax]
+		shape := make([]int, x.Rank())
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[ax] = d
+		term := arange(g, tensor.Int64, d)
+		if stride != 1 {
+			term = Mul(term, intConst(g, tensor.Int64, stride))
+		}
+		term = Reshape(term, shape...)
+		if idx == nil {
+			idx = term
+		} else {
+			idx = Add(term, idx)
+		}
+		stride *= d
 	}
-	for _, ax := range a.Axes {
-		shape[ax] = x.Shape()[ax]
+	if idx == nil { // no reduced axes: every position is index 0
+		return intConst(g, tensor.Int64, 0)
 	}
-	t, _ := tensor.Make(tensor.Int64, shape...)
-	v, _ := tensor.Values[int64](t)
-	for i := range v {
-		v[i] = int64(i)
-	}
-	return x.Graph().ConstShared(t, "")
+	return idx
 }
 
 // selectGrad routes dy to the element ArgMax (or ArgMin) picks.
@@ -216,12 +232,18 @@ func attachGradients() {
 			ws := n.Attr().(PadAttr).Widths
 			rs := make([]Range, len(ws))
 			for i, w := range ws {
+				// The operand's elements sit at Low, Low+Interior+1, ...:
+				// d of them (Interior plays no part when d <= 1, and may
+				// then be as large as an int holds).
 				d := x.Shape()[i]
-				stop := w.Low
-				if d > 0 {
-					stop = w.Low + (d-1)*(w.Interior+1) + 1
+				switch d {
+				case 0:
+					rs[i] = R(w.Low, w.Low)
+				case 1:
+					rs[i] = R(w.Low, w.Low+1)
+				default:
+					rs[i] = RS(w.Low, w.Low+(d-1)*(w.Interior+1)+1, w.Interior+1)
 				}
-				rs[i] = RS(w.Low, stop, w.Interior+1)
 			}
 			return Slice(g, rs...)
 		})
