@@ -264,8 +264,8 @@ func (g *Graph) Add(s Spec) *Node {
 			return g.Fail(NewError(ErrInvalid, op, s.Inputs, "input %d is nil, invalid or from another graph", i))
 		}
 	}
-	if kind, msg := checkType(s.DType, s.Shape); kind != nil {
-		return g.Fail(NewError(kind, op, s.Inputs, "%s", msg))
+	if te := checkType(s.DType, s.Shape); te != nil {
+		return g.Fail(NewError(te.kind, op, s.Inputs, "%s", te.msg))
 	}
 	if s.Op.IsLeaf() {
 		if len(s.Inputs) != 0 {
@@ -317,8 +317,8 @@ func (g *Graph) Add(s Spec) *Node {
 // or ErrShape (its message does not repeat the sentinel's); an overflow is
 // reported as "too large".
 func CheckType(dt tensor.DType, s tensor.Shape) error {
-	if kind, msg := checkType(dt, s); kind != nil {
-		return &typeError{kind, msg}
+	if te := checkType(dt, s); te != nil {
+		return te
 	}
 	return nil
 }
@@ -332,20 +332,21 @@ type typeError struct {
 func (e *typeError) Error() string { return e.msg }
 func (e *typeError) Unwrap() error { return e.kind }
 
-// checkType is CheckType as a sentinel and a message.
-func checkType(dt tensor.DType, s tensor.Shape) (kind error, msg string) {
+// checkType is CheckType with a concrete result (nil when the type is
+// fine).
+func checkType(dt tensor.DType, s tensor.Shape) *typeError {
 	if !dt.Valid() {
-		return ErrDType, fmt.Sprintf("invalid dtype %v", dt)
+		return &typeError{ErrDType, fmt.Sprintf("invalid dtype %v", dt)}
 	}
 	for i, d := range s {
 		if d < 0 {
-			return ErrShape, fmt.Sprintf("dimension %d of shape %v is negative", i, s)
+			return &typeError{ErrShape, fmt.Sprintf("dimension %d of shape %v is negative", i, s)}
 		}
 	}
 	if _, ok := byteSize(dt, s); !ok {
-		return ErrShape, fmt.Sprintf("%s is too large: its byte size overflows an int", tensor.TypeString(dt, s))
+		return &typeError{ErrShape, fmt.Sprintf("%s is too large: its byte size overflows an int", tensor.TypeString(dt, s))}
 	}
-	return nil, ""
+	return nil
 }
 
 // byteSize returns the product of s's non-zero dimensions times dt's size,
@@ -386,8 +387,8 @@ func (g *Graph) Input(name string, dt tensor.DType, shape ...int) *Node {
 	if bad := g.leafName("Input", name); bad != nil {
 		return bad
 	}
-	if kind, msg := checkType(dt, shape); kind != nil {
-		return g.Fail(NewError(kind, "Input", nil, "%q: %s", name, msg))
+	if te := checkType(dt, shape); te != nil {
+		return g.Fail(NewError(te.kind, "Input", nil, "%q: %s", name, te.msg))
 	}
 	return g.Add(Spec{Op: OpInput, DType: dt, Shape: shape, Name: name})
 }
@@ -408,8 +409,8 @@ func (g *Graph) Variable(name string, initial *tensor.Tensor) *Node {
 	if initial == nil || !initial.DType().Valid() {
 		return g.Fail(NewError(ErrInvalid, "Variable", nil, "%q: nil initial value", name))
 	}
-	if kind, msg := checkType(initial.DType(), initial.Shape()); kind != nil {
-		return g.Fail(NewError(kind, "Variable", nil, "%q: %s", name, msg))
+	if te := checkType(initial.DType(), initial.Shape()); te != nil {
+		return g.Fail(NewError(te.kind, "Variable", nil, "%q: %s", name, te.msg))
 	}
 	return g.Add(Spec{Op: OpVariable, DType: initial.DType(), Shape: initial.Shape(), Value: initial.Clone(), Name: name})
 }
@@ -425,8 +426,8 @@ func (g *Graph) Const(t *tensor.Tensor) *Node {
 	if t == nil || !t.DType().Valid() {
 		return g.Fail(NewError(ErrInvalid, "Const", nil, "nil tensor"))
 	}
-	if kind, msg := checkType(t.DType(), t.Shape()); kind != nil {
-		return g.Fail(NewError(kind, "Const", nil, "%s", msg))
+	if te := checkType(t.DType(), t.Shape()); te != nil {
+		return g.Fail(NewError(te.kind, "Const", nil, "%s", te.msg))
 	}
 	return g.Add(Spec{Op: OpConst, DType: t.DType(), Shape: t.Shape(), Value: t.Clone()})
 }

@@ -34,8 +34,8 @@ func verifyNode(g *Graph, i int, n *Node) error {
 	if n.id != i {
 		return fmt.Errorf("id %d at position %d", n.id, i)
 	}
-	if kind, msg := checkType(n.dtype, n.shape); kind != nil {
-		return fmt.Errorf("%w: %s", kind, msg)
+	if te := checkType(n.dtype, n.shape); te != nil {
+		return fmt.Errorf("%w: %s", te.kind, te.msg)
 	}
 	info, ok := lookupOp(n.op)
 	if !ok || n.op == OpInvalid {
