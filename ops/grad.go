@@ -84,8 +84,38 @@ func selectGrad(n, g *graph.Node, arg graph.Op) *graph.Node {
 	return Where(mask, Reshape(g, keepShape(x, a)...), zero(g))
 }
 
+// guardGrad wraps a rule so that a call with arguments it cannot use (a
+// node of another op or breaking its op's rules, an invalid cotangent or
+// one of another type, need of the wrong length) returns invalid
+// cotangents carrying the error, recorded on n's graph, instead of
+// panicking: the rules themselves assume well-formed nodes.
+func guardGrad(d *Def, r GradRule) GradRule {
+	return func(n, dy *graph.Node, need []bool) []*graph.Node {
+		bad := func(format string, args ...any) []*graph.Node {
+			e := fail(graph.ErrInvalid, d.Name+" gradient", []*graph.Node{n, dy}, format, args...)
+			out := make([]*graph.Node, len(n.Inputs()))
+			for i := range out {
+				out[i] = e
+			}
+			return out
+		}
+		switch {
+		case !n.Valid() || n.Op() != d.Op:
+			return bad("the node is not a valid %s node", d.Name)
+		case !dy.Valid() || dy.Graph() != n.Graph() || dy.DType() != n.DType() || !dy.Shape().Equal(n.Shape()):
+			return bad("the cotangent %s does not match the node's type %s", graph.TypeOf(dy), n.Type())
+		case len(need) != len(n.Inputs()):
+			return bad("need has %d entries for %d operands", len(need), len(n.Inputs()))
+		}
+		if dt, s, err := d.Infer(n.Inputs(), n.Attr()); err != nil || dt != n.DType() || !s.Equal(n.Shape()) {
+			return bad("the node does not obey the op's rules")
+		}
+		return r(n, dy, need)
+	}
+}
+
 func attachGradients() {
-	set := func(op graph.Op, r GradRule) { table[op].Grad = r }
+	set := func(op graph.Op, r GradRule) { table[op].Grad = guardGrad(table[op], r) }
 	in := func(n *graph.Node, i int) *graph.Node { return n.Input(i) }
 	sumTo := func(c, like *graph.Node) *graph.Node { return SumTo(c, like.Shape()) }
 

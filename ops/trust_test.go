@@ -746,3 +746,37 @@ func TestNilHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestGradRulesGuarded (defect 13): a gradient rule called directly with
+// nil or mismatched arguments returns invalid cotangents, no panic.
+func TestGradRulesGuarded(t *testing.T) {
+	for _, d := range ops.Defs() {
+		if d.Grad == nil {
+			continue
+		}
+		g := graph.New()
+		x := g.Input("x", tensor.Float32, 2)
+		for name, args := range map[string]struct {
+			n, dy *graph.Node
+			need  []bool
+		}{
+			"nil":        {nil, nil, nil},
+			"an Input":   {x, x, []bool{}},
+			"nil dy":     {x, nil, []bool{true}},
+			"short need": {x, x, nil},
+		} {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s rule, %s arguments: panic %v", d.Name, name, r)
+					}
+				}()
+				for _, c := range d.Grad(args.n, args.dy, args.need) {
+					if c.Valid() {
+						t.Errorf("%s rule, %s arguments: a valid cotangent %v", d.Name, name, c)
+					}
+				}
+			}()
+		}
+	}
+}
