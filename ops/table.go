@@ -240,8 +240,12 @@ func (d *Def) check(n *graph.Node) error {
 }
 
 // Apply builds a node of op from operands and an attribute, checking them
-// with the table's rules. Errors are recorded on the graph with the user's
-// call site. It is the generic builder behind the named ones.
+// with the table's rules, which validate the attribute completely (its
+// type, ranges and consistency; a Fused program op by op), so no
+// attribute makes Apply, graph.Verify or a later pass panic. The node
+// keeps a copy of the attribute's slices. Errors are recorded on the graph
+// with the user's call site. It is the generic builder behind the named
+// ones.
 func Apply(op graph.Op, attr graph.Attr, inputs ...*graph.Node) *graph.Node {
 	d := Lookup(op)
 	if d == nil {

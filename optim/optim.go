@@ -75,6 +75,9 @@ func scalar(like *graph.Node, v float64) *graph.Node { return ops.Scalar(like, v
 // SGD is stochastic gradient descent, with optional momentum (PyTorch's
 // form: v <- Momentum*v + g; w <- w - LR*v, or with Nesterov
 // w <- w - LR*(g + Momentum*v)) and L2 weight decay (g <- g + WeightDecay*w).
+// Apply refuses, with an error naming the field, an LR that is not
+// positive and finite (unless LRNode is set), a negative or non-finite
+// Momentum or WeightDecay, and Nesterov without a Momentum.
 type SGD struct {
 	LR          float64
 	Momentum    float64
@@ -181,7 +184,10 @@ func learningRate(w *graph.Node, lr float64, node *graph.Node) *graph.Node {
 // WeightDecay adds an L2 term to the gradient, or with Decoupled (AdamW)
 // shrinks the weights directly: w <- w - LR*(m̂/(√v̂+Eps) + WeightDecay*w).
 // The step count is a Variable "<first param>/adam_step" of the first
-// parameter's dtype.
+// parameter's dtype. Apply refuses, with an error naming the field, an LR
+// that is not positive and finite (unless LRNode is set), Beta1 or Beta2
+// outside [0, 1), an Eps that is not positive and finite, and a negative
+// or non-finite WeightDecay; NaN fails every check.
 type Adam struct {
 	LR, Beta1, Beta2, Eps float64
 	WeightDecay           float64
