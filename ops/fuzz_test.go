@@ -19,9 +19,12 @@ import (
 // included), then up to maxSteps builder calls with random operands,
 // axes, widths, steps, shapes, class counts and attributes (ops.Apply
 // with hand-made attributes, gradients of what was built). Whatever the
-// input, nothing panics, building allocates less than maxAlloc bytes,
-// every node built passes graph.Verify, and a build error is a
-// *graph.Error naming this file's call site.
+// input, nothing panics, building allocates less than allocBase bytes
+// plus allocPerNode per node built (gradients of gradients legitimately
+// grow the graph; what must never happen is an allocation in proportion
+// to the size of a value, like OneHot's 24 GB), every node built passes
+// graph.Verify, and a build error is a *graph.Error naming this file's
+// call site.
 //
 // Its seeds (f.Add below, including issue 12's reproducers, and
 // testdata/fuzz/FuzzBuilders) run as an ordinary test under go test; run
@@ -39,8 +42,8 @@ func FuzzBuilders(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if alloc > maxAlloc {
-			t.Errorf("building allocated %d bytes, more than %d", alloc, maxAlloc)
+		if limit := uint64(allocBase + allocPerNode*g.Len()); alloc > limit {
+			t.Errorf("building %d nodes allocated %d bytes, more than %d", g.Len(), alloc, limit)
 		}
 		if err := graph.Verify(g); err != nil {
 			t.Errorf("a built node fails Verify: %v\n%s", err, graph.Format(g))
@@ -56,8 +59,10 @@ func FuzzBuilders(f *testing.F) {
 }
 
 const (
-	maxSteps = 24
-	maxAlloc = 1 << 20 // bytes allocated while building one input's graph
+	maxSteps     = 24
+	maxNodes     = 4096    // no more steps once the graph is this large
+	allocBase    = 1 << 20 // bytes one input's graph may allocate ...
+	allocPerNode = 2 << 10 // ... plus this per node built (about 1 KB is usual)
 )
 
 // fuzzReader decodes the fuzzer's bytes; past the end it reads zeros.
@@ -164,7 +169,7 @@ func buildProgram(data []byte) (g *graph.Graph, err error) {
 		}
 		nodes = append(nodes, x)
 	}
-	for k := 0; k < maxSteps && len(r.data) > 0 && g.Err() == nil; k++ {
+	for k := 0; k < maxSteps && len(r.data) > 0 && g.Err() == nil && g.Len() < maxNodes; k++ {
 		op := r.byte() % numFuzzOps
 		step = fuzzOpNames[op]
 		out := fuzzOp(op, r, g, nodes)
