@@ -1,8 +1,11 @@
 package autodiff
 
 import (
+	"fmt"
+
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
 )
 
 // Grad returns the gradient of the scalar y with respect to each of xs:
@@ -156,10 +159,21 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 		if !any {
 			continue
 		}
+		operands := append(append([]*graph.Node{}, ys...), xs...)
 		def := ops.Lookup(n.Op())
 		if def == nil || def.Grad == nil || !def.Differentiable {
-			return repeat(failf(graph.ErrInvalid, op, append(ys, xs...),
+			return repeat(failf(graph.ErrInvalid, op, operands,
 				"%s (%s built at %s) is not differentiable, and the path from x to y goes through it", n.Op(), n.Type(), n.Site()), len(xs))
+		}
+		// A node made with graph.Add need not obey its op's rules, which
+		// the gradient rules rely on: check it first.
+		if dt, s, err := def.Infer(n.Inputs(), n.Attr()); err != nil || dt != n.DType() || !s.Equal(n.Shape()) {
+			msg := fmt.Sprintf("the op's rules give %s", tensor.TypeString(dt, s))
+			if err != nil {
+				msg = err.Error()
+			}
+			return repeat(failf(graph.ErrInvalid, op, operands,
+				"%s (%s built at %s) does not obey its op's rules: %s", n.Op(), n.Type(), n.Site(), msg), len(xs))
 		}
 		cts := def.Grad(n, c, need)
 		if err := g.Err(); err != nil {
@@ -173,14 +187,18 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 			if !ci.Valid() {
 				return repeat(ci, len(xs))
 			}
+			if ci.Graph() != g {
+				return repeat(failf(graph.ErrInvalid, op, operands,
+					"the gradient rule of %s (built at %s) gave a node of another graph for operand %d", n.Op(), n.Site(), i), len(xs))
+			}
 			if !in.DType().IsFloat() || in.DType().IsStorage() {
 				// A gradient would have to flow into a discrete value.
-				return repeat(failf(graph.ErrInvalid, op, append(ys, xs...),
+				return repeat(failf(graph.ErrInvalid, op, operands,
 					"%s (%s built at %s) is not differentiable: its %v result is on the path from x to y (through %s)",
 					in.Op(), in.Type(), in.Site(), in.DType(), n.Op()), len(xs))
 			}
 			if ci.DType() != in.DType() || !ci.Shape().Equal(in.Shape()) {
-				return repeat(failf(graph.ErrShape, op, append(ys, xs...),
+				return repeat(failf(graph.ErrShape, op, operands,
 					"the gradient rule of %s (built at %s) gave %s for operand %d of type %s", n.Op(), n.Site(), ci.Type(), i, in.Type()), len(xs))
 			}
 			add(in, ci)

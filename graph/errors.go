@@ -34,6 +34,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	if e.Site != "" {
 		b.WriteString(e.Site)
@@ -47,8 +50,13 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the sentinel kind.
-func (e *Error) Unwrap() error { return e.Kind }
+// Unwrap returns the sentinel kind (nil for a nil *Error).
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Kind
+}
 
 // modulePrefix is the import-path prefix of loom's own packages. Frames in
 // these packages are skipped when looking for the user's call site, except

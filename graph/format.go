@@ -19,10 +19,15 @@ func Format(g *Graph) string {
 	return FormatNodes(g.nodes)
 }
 
-// FormatNodes prints the given nodes as Format does.
+// FormatNodes prints the given nodes as Format does; a nil node prints as
+// "<nil node>".
 func FormatNodes(nodes []*Node) string {
 	var b strings.Builder
 	for _, n := range nodes {
+		if n == nil {
+			b.WriteString("<nil node>\n")
+			continue
+		}
 		line := formatNode(n)
 		if n.site != "" {
 			pad := 48 - len(line)
@@ -78,6 +83,9 @@ func formatNode(n *Node) string {
 func WriteDOT(w io.Writer, g *Graph) error {
 	if g == nil {
 		return fmt.Errorf("graph: WriteDOT: nil graph")
+	}
+	if w == nil {
+		return fmt.Errorf("graph: WriteDOT: nil io.Writer")
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph loom {")

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/loomgraph/loom/tensor"
@@ -100,6 +101,11 @@ type Node struct {
 //
 // Build errors are sticky: the first is recorded and returned by Err;
 // every later builder returns an invalid node and adds nothing.
+//
+// The zero Graph is an empty graph ready to use, like New's. Every method
+// accepts a nil *Graph: the builders return an invalid node carrying an
+// ErrInvalid error, Err returns that error, and the accessors return
+// nothing (nil, 0).
 type Graph struct {
 	nodes []*Node
 	err   error
@@ -108,6 +114,11 @@ type Graph struct {
 
 // New returns an empty graph.
 func New() *Graph { return &Graph{names: map[string]*Node{}} }
+
+// errNilGraph is the error of a builder called on a nil *Graph.
+func errNilGraph(op string) *Node {
+	return Invalid(NewError(ErrInvalid, op, nil, "nil graph (use graph.New)"))
+}
 
 // Err returns the first build error, or nil.
 func (g *Graph) Err() error {
@@ -119,18 +130,41 @@ func (g *Graph) Err() error {
 
 // Nodes returns the graph's nodes in creation order (which is a
 // topological order). The caller must not modify the slice.
-func (g *Graph) Nodes() []*Node { return g.nodes }
+func (g *Graph) Nodes() []*Node {
+	if g == nil {
+		return nil
+	}
+	return g.nodes
+}
 
 // Len is the number of nodes.
-func (g *Graph) Len() int { return len(g.nodes) }
+func (g *Graph) Len() int {
+	if g == nil {
+		return 0
+	}
+	return len(g.nodes)
+}
 
 // Lookup returns the Input or Variable with the given name, or nil.
-func (g *Graph) Lookup(name string) *Node { return g.names[name] }
+func (g *Graph) Lookup(name string) *Node {
+	if g == nil {
+		return nil
+	}
+	return g.names[name]
+}
 
 // Fail records err as the graph's build error if it has none yet and
 // returns an invalid node carrying the graph's (first) error. Builders in
-// other packages use it for their own checks.
+// other packages use it for their own checks. A nil err records a generic
+// ErrInvalid error; on a nil *Graph, Fail returns a detached invalid node
+// carrying err.
 func (g *Graph) Fail(err error) *Node {
+	if err == nil {
+		err = fmt.Errorf("%w: build failed", ErrInvalid)
+	}
+	if g == nil {
+		return Invalid(err)
+	}
 	if g.err == nil {
 		g.err = err
 	}
@@ -138,8 +172,14 @@ func (g *Graph) Fail(err error) *Node {
 }
 
 // Invalid returns an invalid node that belongs to no graph and carries
-// err: what a builder returns when none of its operands has a graph.
-func Invalid(err error) *Node { return &Node{op: OpInvalid, err: err} }
+// err: what a builder returns when none of its operands has a graph. A nil
+// err is replaced by a generic ErrInvalid error.
+func Invalid(err error) *Node {
+	if err == nil {
+		err = fmt.Errorf("%w: invalid node", ErrInvalid)
+	}
+	return &Node{op: OpInvalid, err: err}
+}
 
 // Operands checks the operands of an op before it is built: none nil or
 // invalid, all from one graph, and that graph without a build error. On
@@ -201,23 +241,50 @@ type Spec struct {
 }
 
 // Add appends a node as given. It is the low-level constructor behind the
-// ops builders and the compiler's passes: it checks structure only (inputs
-// from this graph, a valid dtype and shape), not the op's rules; Verify
-// checks those. Users build nodes with the ops package instead.
+// ops builders and the compiler's passes: it checks structure only, not
+// the op's rules (Verify checks those): the op is registered, the inputs
+// are valid nodes of this graph, the dtype is valid, the shape is valid
+// and the value's byte size fits in an int (CheckType), a leaf has no
+// inputs, a Const or Variable carries a value of its type, and an Input or
+// Variable has a name unused in the graph. Users build nodes with the ops
+// package instead.
 func (g *Graph) Add(s Spec) *Node {
+	if g == nil {
+		return errNilGraph(s.Op.String())
+	}
 	if g.err != nil {
 		return &Node{g: g, op: OpInvalid, err: g.err}
 	}
+	op := s.Op.String()
+	if _, ok := lookupOp(s.Op); !ok || s.Op == OpInvalid {
+		return g.Fail(NewError(ErrInvalid, op, s.Inputs, "unregistered op %d", uint16(s.Op)))
+	}
 	for i, in := range s.Inputs {
 		if in == nil || in.g != g || in.op == OpInvalid {
-			return g.Fail(NewError(ErrInvalid, s.Op.String(), s.Inputs, "input %d is nil, invalid or from another graph", i))
+			return g.Fail(NewError(ErrInvalid, op, s.Inputs, "input %d is nil, invalid or from another graph", i))
 		}
 	}
-	if err := s.Shape.Validate(); err != nil {
-		return g.Fail(NewError(ErrShape, s.Op.String(), s.Inputs, "%v", err))
+	if te := checkType(s.DType, s.Shape); te != nil {
+		return g.Fail(NewError(te.kind, op, s.Inputs, "%s", te.msg))
 	}
-	if !s.DType.Valid() {
-		return g.Fail(NewError(ErrDType, s.Op.String(), s.Inputs, "invalid dtype %v", s.DType))
+	if s.Op.IsLeaf() {
+		if len(s.Inputs) != 0 {
+			return g.Fail(NewError(ErrInvalid, op, s.Inputs, "a leaf has no operands"))
+		}
+		if s.Op != OpInput {
+			v := s.Value
+			if v == nil || !v.DType().Valid() {
+				return g.Fail(NewError(ErrInvalid, op, nil, "nil value"))
+			}
+			if v.DType() != s.DType || !v.Shape().Equal(s.Shape) {
+				return g.Fail(NewError(ErrInvalid, op, nil, "value %s does not match the node type %s", v.Type(), tensor.TypeString(s.DType, s.Shape)))
+			}
+		}
+		if s.Op != OpConst {
+			if bad := g.leafName(op, s.Name); bad != nil {
+				return bad
+			}
+		}
 	}
 	site := s.Site
 	if site == "" {
@@ -233,7 +300,69 @@ func (g *Graph) Add(s Spec) *Node {
 		dtype:  s.DType, shape: shape, name: s.Name, site: site, value: s.Value,
 	}
 	g.nodes = append(g.nodes, n)
+	if s.Op == OpInput || s.Op == OpVariable {
+		if g.names == nil {
+			g.names = map[string]*Node{}
+		}
+		g.names[s.Name] = n
+	}
 	return n
+}
+
+// CheckType reports whether a value of dtype dt and shape s can exist: dt
+// is valid, no dimension is negative, and the byte size fits in an int:
+// the product of the non-zero dimensions times dt's size, so that element
+// counts, strides and byte offsets cannot overflow, whatever the order of
+// the dimensions and even when one of them is 0. The error wraps ErrDType
+// or ErrShape (its message does not repeat the sentinel's); an overflow is
+// reported as "too large".
+func CheckType(dt tensor.DType, s tensor.Shape) error {
+	if te := checkType(dt, s); te != nil {
+		return te
+	}
+	return nil
+}
+
+// typeError is CheckType's error.
+type typeError struct {
+	kind error
+	msg  string
+}
+
+func (e *typeError) Error() string { return e.msg }
+func (e *typeError) Unwrap() error { return e.kind }
+
+// checkType is CheckType with a concrete result (nil when the type is
+// fine).
+func checkType(dt tensor.DType, s tensor.Shape) *typeError {
+	if !dt.Valid() {
+		return &typeError{ErrDType, fmt.Sprintf("invalid dtype %v", dt)}
+	}
+	for i, d := range s {
+		if d < 0 {
+			return &typeError{ErrShape, fmt.Sprintf("dimension %d of shape %v is negative", i, s)}
+		}
+	}
+	if _, ok := byteSize(dt, s); !ok {
+		return &typeError{ErrShape, fmt.Sprintf("%s is too large: its byte size overflows an int", tensor.TypeString(dt, s))}
+	}
+	return nil
+}
+
+// byteSize returns the product of s's non-zero dimensions times dt's size,
+// and false if it overflows an int (or a dimension is negative).
+func byteSize(dt tensor.DType, s tensor.Shape) (int, bool) {
+	n := dt.Size()
+	for _, d := range s {
+		if d == 0 {
+			continue
+		}
+		if d < 0 || n > math.MaxInt/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 func (g *Graph) leafName(op, name string) *Node {
@@ -249,27 +378,28 @@ func (g *Graph) leafName(op, name string) *Node {
 // Input declares a value fed at every Run: a name unique in the graph, an
 // element type and dimensions (none for a scalar).
 func (g *Graph) Input(name string, dt tensor.DType, shape ...int) *Node {
+	if g == nil {
+		return errNilGraph("Input")
+	}
 	if g.err != nil {
 		return &Node{g: g, op: OpInvalid, err: g.err}
 	}
 	if bad := g.leafName("Input", name); bad != nil {
 		return bad
 	}
-	if !dt.Valid() {
-		return g.Fail(NewError(ErrDType, "Input", nil, "%q: invalid dtype %v", name, dt))
+	if te := checkType(dt, shape); te != nil {
+		return g.Fail(NewError(te.kind, "Input", nil, "%q: %s", name, te.msg))
 	}
-	if err := tensor.Shape(shape).Validate(); err != nil {
-		return g.Fail(NewError(ErrShape, "Input", nil, "%q: %v", name, err))
-	}
-	n := g.Add(Spec{Op: OpInput, DType: dt, Shape: shape, Name: name})
-	g.names[name] = n
-	return n
+	return g.Add(Spec{Op: OpInput, DType: dt, Shape: shape, Name: name})
 }
 
 // Variable declares state that lives in a compiled Program, on its device,
 // starting at a copy of initial. exec.Update replaces its value after each
 // Run; Program.Read and Program.Write access it.
 func (g *Graph) Variable(name string, initial *tensor.Tensor) *Node {
+	if g == nil {
+		return errNilGraph("Variable")
+	}
 	if g.err != nil {
 		return &Node{g: g, op: OpInvalid, err: g.err}
 	}
@@ -279,18 +409,25 @@ func (g *Graph) Variable(name string, initial *tensor.Tensor) *Node {
 	if initial == nil || !initial.DType().Valid() {
 		return g.Fail(NewError(ErrInvalid, "Variable", nil, "%q: nil initial value", name))
 	}
-	n := g.Add(Spec{Op: OpVariable, DType: initial.DType(), Shape: initial.Shape(), Value: initial.Clone(), Name: name})
-	g.names[name] = n
-	return n
+	if te := checkType(initial.DType(), initial.Shape()); te != nil {
+		return g.Fail(NewError(te.kind, "Variable", nil, "%q: %s", name, te.msg))
+	}
+	return g.Add(Spec{Op: OpVariable, DType: initial.DType(), Shape: initial.Shape(), Value: initial.Clone(), Name: name})
 }
 
 // Const adds a constant holding a copy of t.
 func (g *Graph) Const(t *tensor.Tensor) *Node {
+	if g == nil {
+		return errNilGraph("Const")
+	}
 	if g.err != nil {
 		return &Node{g: g, op: OpInvalid, err: g.err}
 	}
 	if t == nil || !t.DType().Valid() {
 		return g.Fail(NewError(ErrInvalid, "Const", nil, "nil tensor"))
+	}
+	if te := checkType(t.DType(), t.Shape()); te != nil {
+		return g.Fail(NewError(te.kind, "Const", nil, "%s", te.msg))
 	}
 	return g.Add(Spec{Op: OpConst, DType: t.DType(), Shape: t.Shape(), Value: t.Clone()})
 }
@@ -298,6 +435,9 @@ func (g *Graph) Const(t *tensor.Tensor) *Node {
 // ConstShared adds a constant that uses t without copying it. The caller
 // promises never to modify t; the compiler uses it for folded constants.
 func (g *Graph) ConstShared(t *tensor.Tensor, site string) *Node {
+	if g == nil {
+		return errNilGraph("Const")
+	}
 	if g.err != nil {
 		return &Node{g: g, op: OpInvalid, err: g.err}
 	}
@@ -347,8 +487,14 @@ func (n *Node) Inputs() []*Node {
 	return n.inputs
 }
 
-// Input returns operand i.
-func (n *Node) Input(i int) *Node { return n.inputs[i] }
+// Input returns operand i, or nil when n is nil or has no operand i
+// (i out of range).
+func (n *Node) Input(i int) *Node {
+	if n == nil || i < 0 || i >= len(n.inputs) {
+		return nil
+	}
+	return n.inputs[i]
+}
 
 // DType returns the element type (Invalid for an invalid node).
 func (n *Node) DType() tensor.DType {

@@ -143,3 +143,175 @@ func TestConstCopies(t *testing.T) {
 		t.Errorf("the graph shares the caller's tensor")
 	}
 }
+
+// TestNilGraph: every method of a nil *Graph returns an invalid node or an
+// empty answer, never panics (issue 12, defect 13).
+func TestNilGraph(t *testing.T) {
+	var g *graph.Graph
+	v := tensor.Zeros(tensor.Float32, 2)
+	for name, n := range map[string]*graph.Node{
+		"Input":       g.Input("x", tensor.Float32, 2),
+		"Const":       g.Const(v),
+		"ConstShared": g.ConstShared(v, ""),
+		"Variable":    g.Variable("w", v),
+		"Add":         g.Add(graph.Spec{Op: graph.OpConst, DType: tensor.Float32, Shape: tensor.Shape{2}, Value: v}),
+		"Fail":        g.Fail(errors.New("boom")),
+	} {
+		if n.Valid() || n.Err() == nil || n.Graph() != nil {
+			t.Errorf("%s on a nil graph = %v (err %v), want a detached invalid node", name, n, n.Err())
+		}
+		if name != "Fail" && (!errors.Is(n.Err(), graph.ErrInvalid) || !strings.Contains(n.Err().Error(), "nil graph")) {
+			t.Errorf("%s on a nil graph: error %v does not say nil graph", name, n.Err())
+		}
+	}
+	if g.Err() == nil || g.Nodes() != nil || g.Len() != 0 || g.Lookup("x") != nil {
+		t.Errorf("accessors of a nil graph: %v %v %d %v", g.Err(), g.Nodes(), g.Len(), g.Lookup("x"))
+	}
+	if err := graph.WriteDOT(&bytes.Buffer{}, g); err == nil {
+		t.Errorf("WriteDOT of a nil graph succeeded")
+	}
+	if s := graph.Format(g); s != "<nil graph>\n" {
+		t.Errorf("Format(nil) = %q", s)
+	}
+	// Fail with a nil error still fails.
+	if n := graph.New().Fail(nil); n.Valid() || n.Err() == nil {
+		t.Errorf("Fail(nil) = %v", n)
+	}
+	if n := graph.Invalid(nil); n.Err() == nil {
+		t.Errorf("Invalid(nil) carries no error")
+	}
+}
+
+// TestZeroGraph: a zero Graph works like graph.New() (issue 12, defect 13).
+func TestZeroGraph(t *testing.T) {
+	var g graph.Graph
+	x := g.Input("x", tensor.Float32, 2)
+	w := g.Variable("w", tensor.Zeros(tensor.Float32, 2))
+	y := ops.Add(x, w)
+	if !y.Valid() || g.Err() != nil || g.Lookup("x") != x || g.Lookup("w") != w || g.Len() != 3 {
+		t.Fatalf("building on a zero Graph: %v, %v", y, g.Err())
+	}
+	if err := graph.Verify(&g); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	if d := g.Input("x", tensor.Float32, 3); d.Valid() || !strings.Contains(g.Err().Error(), `name "x" is already used`) {
+		t.Errorf("a duplicate name on a zero Graph: %v", g.Err())
+	}
+}
+
+// TestNodeInput: Input(i) of a nil node or out of range is nil (issue 12,
+// defect 13).
+func TestNodeInput(t *testing.T) {
+	var n *graph.Node
+	if n.Input(0) != nil {
+		t.Errorf("(*Node)(nil).Input(0) is not nil")
+	}
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 2)
+	y := ops.Sub(x, ops.Exp(x))
+	if y.Input(0) != x || y.Input(1) == nil || y.Input(2) != nil || y.Input(-1) != nil || x.Input(0) != nil {
+		t.Errorf("Input(i) of %v: %v %v %v %v %v", y, y.Input(0), y.Input(1), y.Input(2), y.Input(-1), x.Input(0))
+	}
+	var e *graph.Error
+	if e.Error() != "<nil>" || e.Unwrap() != nil {
+		t.Errorf("a nil *Error: %q %v", e.Error(), e.Unwrap())
+	}
+	if s := graph.FormatNodes([]*graph.Node{x, nil}); !strings.Contains(s, "<nil node>") {
+		t.Errorf("FormatNodes with a nil node: %q", s)
+	}
+	if err := graph.WriteDOT(nil, g); err == nil {
+		t.Errorf("WriteDOT to a nil writer succeeded")
+	}
+}
+
+// TestTooLarge: a value whose byte size (non-zero dimensions times the
+// dtype's size) overflows an int is a build error wherever the node is
+// made, whatever the order of the dimensions (issue 12, defect 4).
+func TestTooLarge(t *testing.T) {
+	site := regexp.MustCompile(`^graph_test\.go:\d+: `)
+	cases := []struct {
+		name  string
+		build func(g *graph.Graph) *graph.Node
+	}{
+		// 1<<62 float32 elements are 1<<64 bytes.
+		{"input", func(g *graph.Graph) *graph.Node { return g.Input("x", tensor.Float32, 1<<62) }},
+		// The element count is 0, but strides of 1<<62 elements of 4 bytes overflow.
+		{"input-zero-first", func(g *graph.Graph) *graph.Node { return g.Input("x", tensor.Float32, 0, 1<<62) }},
+		{"input-zero-middle", func(g *graph.Graph) *graph.Node { return g.Input("x", tensor.Bool, 1<<40, 0, 1<<40) }},
+		{"input-zero-last", func(g *graph.Graph) *graph.Node { return g.Input("x", tensor.Bool, 1<<40, 1<<40, 0) }},
+		{"add", func(g *graph.Graph) *graph.Node {
+			x := g.Input("x", tensor.Float64)
+			return g.Add(graph.Spec{Op: ops.OpBroadcastTo, Attr: ops.ShapeAttr{Shape: tensor.Shape{1 << 61}}, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{1 << 61}})
+		}},
+		{"broadcast", func(g *graph.Graph) *graph.Node {
+			return ops.BroadcastTo(g.Input("x", tensor.Float32), 1<<62)
+		}},
+	}
+	for _, c := range cases {
+		g := graph.New()
+		n := c.build(g)
+		err := g.Err()
+		if n.Valid() || !errors.Is(err, graph.ErrShape) || !strings.Contains(err.Error(), "too large") || !site.MatchString(err.Error()) {
+			t.Errorf("%s: %v, error %v; want an ErrShape \"too large\" at this file", c.name, n, err)
+		}
+	}
+	// The largest values that fit are accepted: 1<<60 float32s are 1<<62 bytes.
+	g := graph.New()
+	if x := g.Input("x", tensor.Float32, 0, 1<<60); !x.Valid() {
+		t.Errorf("f32[0,1<<60]: %v", g.Err())
+	}
+	if err := graph.CheckType(tensor.Float64, tensor.Shape{1 << 59, 0, 1 << 1}); err == nil || !errors.Is(err, graph.ErrShape) {
+		t.Errorf("CheckType(f64[1<<59,0,2]) = %v", err)
+	}
+	if err := graph.CheckType(tensor.Float64, tensor.Shape{1 << 59, 0, 1}); err != nil {
+		t.Errorf("CheckType(f64[1<<59,0,1]) = %v", err)
+	}
+}
+
+// TestAddChecksStructure: Add refuses nodes that Verify would reject for
+// their structure (it does not apply the ops' rules).
+func TestAddChecksStructure(t *testing.T) {
+	v := tensor.Zeros(tensor.Float32, 2)
+	cases := []struct {
+		name string
+		spec func(g *graph.Graph) graph.Spec
+		want string
+	}{
+		{"unregistered", func(g *graph.Graph) graph.Spec {
+			return graph.Spec{Op: graph.Op(60000), DType: tensor.Float32, Shape: tensor.Shape{2}}
+		}, "unregistered op"},
+		{"invalid-op", func(g *graph.Graph) graph.Spec { return graph.Spec{Op: graph.OpInvalid, DType: tensor.Float32} }, "unregistered op"},
+		{"const-no-value", func(g *graph.Graph) graph.Spec {
+			return graph.Spec{Op: graph.OpConst, DType: tensor.Float32, Shape: tensor.Shape{2}}
+		}, "nil value"},
+		{"const-wrong-value", func(g *graph.Graph) graph.Spec {
+			return graph.Spec{Op: graph.OpConst, DType: tensor.Float32, Shape: tensor.Shape{3}, Value: v}
+		}, "does not match"},
+		{"leaf-with-inputs", func(g *graph.Graph) graph.Spec {
+			x := g.Input("x", tensor.Float32, 2)
+			return graph.Spec{Op: graph.OpVariable, DType: tensor.Float32, Shape: tensor.Shape{2}, Value: v, Name: "w", Inputs: []*graph.Node{x}}
+		}, "no operands"},
+		{"input-no-name", func(g *graph.Graph) graph.Spec {
+			return graph.Spec{Op: graph.OpInput, DType: tensor.Float32, Shape: tensor.Shape{2}}
+		}, "empty name"},
+		{"variable-same-name", func(g *graph.Graph) graph.Spec {
+			g.Input("x", tensor.Float32, 2)
+			return graph.Spec{Op: graph.OpVariable, DType: tensor.Float32, Shape: tensor.Shape{2}, Value: v, Name: "x"}
+		}, "already used"},
+		{"bad-dtype", func(g *graph.Graph) graph.Spec {
+			return graph.Spec{Op: ops.OpNeg, DType: tensor.DType(99), Inputs: []*graph.Node{g.Input("x", tensor.Float32)}}
+		}, "invalid dtype"},
+	}
+	for _, c := range cases {
+		g := graph.New()
+		if n := g.Add(c.spec(g)); n.Valid() || g.Err() == nil || !strings.Contains(g.Err().Error(), c.want) {
+			t.Errorf("%s: Add = %v, error %v; want one containing %q", c.name, n, g.Err(), c.want)
+		}
+	}
+	// An Input made with Add is registered under its name.
+	g := graph.New()
+	x := g.Add(graph.Spec{Op: graph.OpInput, DType: tensor.Float32, Shape: tensor.Shape{2}, Name: "x"})
+	if !x.Valid() || g.Lookup("x") != x {
+		t.Errorf("Add(Input) = %v, Lookup %v", x, g.Lookup("x"))
+	}
+}

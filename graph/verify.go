@@ -34,11 +34,8 @@ func verifyNode(g *Graph, i int, n *Node) error {
 	if n.id != i {
 		return fmt.Errorf("id %d at position %d", n.id, i)
 	}
-	if !n.dtype.Valid() {
-		return fmt.Errorf("invalid dtype %v", n.dtype)
-	}
-	if err := n.shape.Validate(); err != nil {
-		return err
+	if te := checkType(n.dtype, n.shape); te != nil {
+		return fmt.Errorf("%w: %s", te.kind, te.msg)
 	}
 	info, ok := lookupOp(n.op)
 	if !ok || n.op == OpInvalid {

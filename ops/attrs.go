@@ -2,8 +2,10 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -95,4 +97,46 @@ func (a PadAttr) String() string {
 		parts[i] = fmt.Sprintf("%d:%d:%d", w.Low, w.High, w.Interior)
 	}
 	return "pad=[" + strings.Join(parts, ",") + "]"
+}
+
+// cloneAttr returns a copy of attr that shares no memory with the
+// caller's, for the attribute types of this package, so that a caller
+// changing its slices after Apply cannot change a built node (nodes are
+// immutable). Other attributes are returned as they are.
+func cloneAttr(attr graph.Attr) graph.Attr {
+	switch a := attr.(type) {
+	case AxesAttr:
+		a.Axes = slices.Clone(a.Axes)
+		return a
+	case ShapeAttr:
+		a.Shape = a.Shape.Clone()
+		return a
+	case PermAttr:
+		a.Perm = slices.Clone(a.Perm)
+		return a
+	case SliceAttr:
+		a.Ranges = slices.Clone(a.Ranges)
+		return a
+	case PadAttr:
+		a.Widths = slices.Clone(a.Widths)
+		return a
+	case *FusedAttr:
+		if a == nil {
+			return a
+		}
+		c := &FusedAttr{Domain: a.Domain.Clone(), Nodes: slices.Clone(a.Nodes), Sites: slices.Clone(a.Sites)}
+		c.Ops = make([]FusedOp, len(a.Ops))
+		for i, o := range a.Ops {
+			o.Attr = cloneAttr(o.Attr)
+			o.Args = slices.Clone(o.Args)
+			c.Ops[i] = o
+		}
+		if a.Reduce != nil {
+			r := *a.Reduce
+			r.Axes = slices.Clone(r.Axes)
+			c.Reduce = &r
+		}
+		return c
+	}
+	return attr
 }

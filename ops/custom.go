@@ -21,10 +21,35 @@ func (a CustomAttr) String() string { return fmt.Sprintf("custom#%d %q", a.ID, a
 
 var customIDs atomic.Int64
 
+// checkCustom: CustomGrad's attribute is a CustomAttr with a rule.
+func checkCustom(attr graph.Attr) error {
+	a, ok := attr.(CustomAttr)
+	if !ok {
+		return argErr("needs a CustomAttr attribute, got %T", attr)
+	}
+	if a.Rule == nil {
+		return argErr("the CustomAttr has a nil rule")
+	}
+	return nil
+}
+
 func defineCustom() {
 	define(&Def{Op: OpCustomGrad, Name: "CustomGrad", Arity: -1, Kind: Movement, Differentiable: true,
-		DType: func(in []tensor.DType, _ graph.Attr) (tensor.DType, error) { return in[0], nil },
-		Shape: func(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) { return in[0].Clone(), nil },
+		DType: func(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
+			if err := checkCustom(attr); err != nil {
+				return 0, err
+			}
+			if !in[0].IsFloat() {
+				return 0, dtypeErr("the value must be float, got %v", in[0])
+			}
+			return in[0], nil
+		},
+		Shape: func(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+			if err := checkCustom(attr); err != nil {
+				return nil, err
+			}
+			return in[0].Clone(), nil
+		},
 		FLOPs: func(*graph.Node) float64 { return 0 },
 	})
 }

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/loomgraph/loom/graph"
@@ -54,7 +56,7 @@ func defineElementwise() {
 	unary(OpCos, "Cos", floats, true, 8)
 
 	define(&Def{Op: OpWhere, Name: "Where", Arity: 3, Kind: Elementwise, DType: dtWhere, Shape: shBroadcast, Differentiable: true})
-	define(&Def{Op: OpCast, Name: "Cast", Arity: 1, Kind: Elementwise, DType: dtCast, Shape: shSame, Differentiable: true})
+	define(&Def{Op: OpCast, Name: "Cast", Arity: 1, Kind: Elementwise, DType: dtCast, Shape: shCast, Differentiable: true})
 	define(&Def{Op: OpStopGradient, Name: "StopGradient", Arity: 1, Kind: Elementwise, DType: sameDType(anyType), Shape: shSame, Differentiable: true})
 }
 
@@ -209,22 +211,47 @@ func Scalar(like *graph.Node, v float64) *graph.Node {
 		return bad
 	}
 	dt := like.DType()
-	switch {
-	case dt.IsInt() && (v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64)):
-		return fail(graph.ErrDType, "Scalar", []*graph.Node{like}, "%v is not an integer; ops.Cast the operand to a float dtype first", v)
-	case dt.IsInt() && dt == tensor.Int32 && (v > math.MaxInt32 || v < math.MinInt32):
-		return fail(graph.ErrDType, "Scalar", []*graph.Node{like}, "%v overflows int32", v)
-	case dt == tensor.Bool && v != 0 && v != 1:
-		return fail(graph.ErrDType, "Scalar", []*graph.Node{like}, "%v is not a bool (0 or 1)", v)
+	if err := representable(dt, v); err != nil {
+		return fail(graph.ErrDType, "Scalar", []*graph.Node{like}, "%v", err)
 	}
-	t, _ := tensor.FromFloat64s(dt, []float64{v}, []int{}...)
+	t, err := tensor.FromFloat64s(dt, []float64{v}, []int{}...)
+	if err != nil {
+		return fail(graph.ErrDType, "Scalar", []*graph.Node{like}, "%v", err)
+	}
 	return g.Add(graph.Spec{Op: graph.OpConst, DType: dt, Shape: tensor.Shape{}, Value: t})
+}
+
+// representable reports whether v can be stored in dtype dt as it is.
+func representable(dt tensor.DType, v float64) error {
+	switch {
+	case !dt.Valid():
+		return fmt.Errorf("invalid dtype %v", dt)
+	case dt.IsInt() && (v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64)):
+		return fmt.Errorf("%v is not an integer; ops.Cast the operand to a float dtype first", v)
+	case dt == tensor.Int32 && (v > math.MaxInt32 || v < math.MinInt32):
+		return fmt.Errorf("%v overflows int32", v)
+	case dt == tensor.Bool && v != 0 && v != 1:
+		return fmt.Errorf("%v is not a bool (0 or 1)", v)
+	}
+	return nil
 }
 
 // Full returns a value of dtype dt and the given shape with every element
 // v, in g: a scalar constant broadcast to the shape (no large constant is
-// stored).
+// stored). v must be representable in dt, as for Scalar.
 func Full(g *graph.Graph, dt tensor.DType, v float64, shape ...int) *graph.Node {
+	if g == nil {
+		return graph.Invalid(graph.NewError(graph.ErrInvalid, "Full", nil, "nil graph"))
+	}
+	if err := g.Err(); err != nil {
+		return g.Fail(err)
+	}
+	if err := graph.CheckType(dt, shape); err != nil {
+		return g.Fail(graph.NewError(errors.Unwrap(err), "Full", nil, "%v", err))
+	}
+	if err := representable(dt, v); err != nil {
+		return g.Fail(graph.NewError(graph.ErrDType, "Full", nil, "%v", err))
+	}
 	t, err := tensor.FromFloat64s(dt, []float64{v}, []int{}...)
 	if err != nil {
 		return g.Fail(graph.NewError(graph.ErrInvalid, "Full", nil, "%v", err))

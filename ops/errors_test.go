@@ -170,55 +170,136 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
-// TestNilEverywhere feeds nil and invalid nodes to every builder: each
-// returns an invalid node carrying an error, without panicking.
+// builders calls, for every op of the table, its public builder with the
+// given operands (as many as the op takes; two for a variadic op).
+// TestNilEverywhere fails when a row of ops.Defs() has no entry, so a new
+// op cannot be left out.
+var builders = map[string]func(xs ...*graph.Node) *graph.Node{
+	"Add": bin(ops.Add), "Sub": bin(ops.Sub), "Mul": bin(ops.Mul), "Div": bin(ops.Div), "Pow": bin(ops.Pow),
+	"Maximum": bin(ops.Maximum), "Minimum": bin(ops.Minimum),
+	"Equal": bin(ops.Equal), "NotEqual": bin(ops.NotEqual), "Less": bin(ops.Less), "LessEqual": bin(ops.LessEqual),
+	"Greater": bin(ops.Greater), "GreaterEqual": bin(ops.GreaterEqual), "And": bin(ops.And), "Or": bin(ops.Or),
+	"Not": un(ops.Not), "Neg": un(ops.Neg), "Abs": un(ops.Abs), "Sign": un(ops.Sign), "Exp": un(ops.Exp),
+	"Log": un(ops.Log), "Sqrt": un(ops.Sqrt), "Tanh": un(ops.Tanh), "Sigmoid": un(ops.Sigmoid), "Relu": un(ops.Relu),
+	"Sin": un(ops.Sin), "Cos": un(ops.Cos), "StopGradient": un(ops.StopGradient),
+	"Where":       func(xs ...*graph.Node) *graph.Node { return ops.Where(xs[0], xs[1], xs[2]) },
+	"Cast":        func(xs ...*graph.Node) *graph.Node { return ops.Cast(xs[0], tensor.Float64) },
+	"MatMul":      bin(ops.MatMul),
+	"Sum":         func(xs ...*graph.Node) *graph.Node { return ops.Sum(xs[0]) },
+	"Max":         func(xs ...*graph.Node) *graph.Node { return ops.Max(xs[0]) },
+	"Min":         func(xs ...*graph.Node) *graph.Node { return ops.Min(xs[0]) },
+	"ArgMax":      func(xs ...*graph.Node) *graph.Node { return ops.ArgMax(xs[0]) },
+	"ArgMin":      func(xs ...*graph.Node) *graph.Node { return ops.ArgMin(xs[0]) },
+	"Reshape":     func(xs ...*graph.Node) *graph.Node { return ops.Reshape(xs[0], 1) },
+	"Transpose":   func(xs ...*graph.Node) *graph.Node { return ops.Transpose(xs[0]) },
+	"BroadcastTo": func(xs ...*graph.Node) *graph.Node { return ops.BroadcastTo(xs[0], 2) },
+	"Concat":      func(xs ...*graph.Node) *graph.Node { return ops.Concat(0, xs...) },
+	"Slice":       func(xs ...*graph.Node) *graph.Node { return ops.Slice(xs[0], ops.R(0, 1)) },
+	"Pad":         func(xs ...*graph.Node) *graph.Node { return ops.Pad(xs[0], ops.PadWidth{Low: 1}) },
+	"Softmax":     func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
+	"LogSoftmax":  func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
+	"CustomGrad": func(xs ...*graph.Node) *graph.Node {
+		return ops.CustomGradient("c", xs[0], xs[1:], func(dy *graph.Node) []*graph.Node { return []*graph.Node{dy} })
+	},
+	"Fused": func(xs ...*graph.Node) *graph.Node {
+		return ops.Fused(&ops.FusedAttr{Domain: tensor.Shape{2}, Ops: []ops.FusedOp{
+			{Op: ops.OpAdd, Args: []int{-1, -2}, DType: tensor.Float32},
+		}}, xs...)
+	},
+}
+
+// composites are the builders that are not rows of the table, with the
+// number of operands they take.
+var composites = map[string]struct {
+	n int
+	f func(xs ...*graph.Node) *graph.Node
+}{
+	"Square":       {1, un(ops.Square)},
+	"ZerosLike":    {1, un(ops.ZerosLike)},
+	"OnesLike":     {1, un(ops.OnesLike)},
+	"Scalar":       {1, func(xs ...*graph.Node) *graph.Node { return ops.Scalar(xs[0], 1) }},
+	"Mean":         {1, func(xs ...*graph.Node) *graph.Node { return ops.Mean(xs[0]) }},
+	"MeanKeepDims": {1, func(xs ...*graph.Node) *graph.Node { return ops.MeanKeepDims(xs[0], 0) }},
+	"SumKeepDims":  {1, func(xs ...*graph.Node) *graph.Node { return ops.SumKeepDims(xs[0], 0) }},
+	"MaxKeepDims":  {1, func(xs ...*graph.Node) *graph.Node { return ops.MaxKeepDims(xs[0], 0) }},
+	"MinKeepDims":  {1, func(xs ...*graph.Node) *graph.Node { return ops.MinKeepDims(xs[0], 0) }},
+	"SumTo":        {1, func(xs ...*graph.Node) *graph.Node { return ops.SumTo(xs[0], tensor.Shape{1}) }},
+	"LogSumExp":    {1, func(xs ...*graph.Node) *graph.Node { return ops.LogSumExp(xs[0]) }},
+	"ExpandDims":   {1, func(xs ...*graph.Node) *graph.Node { return ops.ExpandDims(xs[0], 0) }},
+	"Squeeze":      {1, func(xs ...*graph.Node) *graph.Node { return ops.Squeeze(xs[0]) }},
+	"OneHot":       {1, func(xs ...*graph.Node) *graph.Node { return ops.OneHot(xs[0], 3, tensor.Float32) }},
+	"MatMulT":      {2, func(xs ...*graph.Node) *graph.Node { return ops.MatMulT(xs[0], xs[1], true, false) }},
+	"SoftmaxCrossEntropy": {2, func(xs ...*graph.Node) *graph.Node {
+		return ops.SoftmaxCrossEntropy(xs[0], xs[1], -1)
+	}},
+	"SparseSoftmaxCrossEntropy": {2, func(xs ...*graph.Node) *graph.Node { return ops.SparseSoftmaxCrossEntropy(xs[0], xs[1]) }},
+	"Apply":                     {2, func(xs ...*graph.Node) *graph.Node { return ops.Apply(ops.OpAdd, nil, xs...) }},
+}
+
+func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {
+	return func(xs ...*graph.Node) *graph.Node { return f(xs[0]) }
+}
+
+func bin(f func(a, b *graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {
+	return func(xs ...*graph.Node) *graph.Node { return f(xs[0], xs[1]) }
+}
+
+// TestNilEverywhere feeds nil and invalid nodes to every builder, the
+// table's (every row of ops.Defs()) and the composites: each returns an
+// invalid node carrying an error, without panicking, and an invalid
+// operand next to a valid one records the error on the valid one's graph.
 func TestNilEverywhere(t *testing.T) {
-	unaries := map[string]func(*graph.Node) *graph.Node{
-		"Neg": ops.Neg, "Abs": ops.Abs, "Sign": ops.Sign, "Exp": ops.Exp, "Log": ops.Log, "Sqrt": ops.Sqrt,
-		"Tanh": ops.Tanh, "Sigmoid": ops.Sigmoid, "Relu": ops.Relu, "Sin": ops.Sin, "Cos": ops.Cos, "Not": ops.Not,
-		"StopGradient": ops.StopGradient, "Square": ops.Square, "ZerosLike": ops.ZerosLike, "OnesLike": ops.OnesLike,
-		"Sum": func(x *graph.Node) *graph.Node { return ops.Sum(x) }, "Mean": func(x *graph.Node) *graph.Node { return ops.Mean(x) },
-		"Max": func(x *graph.Node) *graph.Node { return ops.Max(x) }, "ArgMax": func(x *graph.Node) *graph.Node { return ops.ArgMax(x) },
-		"Reshape":   func(x *graph.Node) *graph.Node { return ops.Reshape(x, 1) },
-		"Transpose": func(x *graph.Node) *graph.Node { return ops.Transpose(x) },
-		"Slice":     func(x *graph.Node) *graph.Node { return ops.Slice(x) },
-		"Softmax":   func(x *graph.Node) *graph.Node { return ops.Softmax(x, 0) },
-		"Cast":      func(x *graph.Node) *graph.Node { return ops.Cast(x, tensor.Float64) },
-		"Scalar":    func(x *graph.Node) *graph.Node { return ops.Scalar(x, 1) },
-		"Bcast":     func(x *graph.Node) *graph.Node { return ops.BroadcastTo(x, 2) },
-		"Concat":    func(x *graph.Node) *graph.Node { return ops.Concat(0, x) },
-		"SumTo":     func(x *graph.Node) *graph.Node { return ops.SumTo(x, tensor.Shape{1}) },
-		"LSE":       func(x *graph.Node) *graph.Node { return ops.LogSumExp(x) },
-		"Expand":    func(x *graph.Node) *graph.Node { return ops.ExpandDims(x, 0) },
-		"Squeeze":   func(x *graph.Node) *graph.Node { return ops.Squeeze(x) },
+	type entry struct {
+		n int
+		f func(xs ...*graph.Node) *graph.Node
 	}
-	binaries := map[string]func(a, b *graph.Node) *graph.Node{
-		"Add": ops.Add, "Sub": ops.Sub, "Mul": ops.Mul, "Div": ops.Div, "Pow": ops.Pow, "Maximum": ops.Maximum,
-		"Minimum": ops.Minimum, "Equal": ops.Equal, "Less": ops.Less, "Greater": ops.Greater, "And": ops.And,
-		"Or": ops.Or, "MatMul": ops.MatMul,
+	all := map[string]entry{}
+	for _, d := range ops.Defs() {
+		f, ok := builders[d.Name]
+		if !ok {
+			t.Errorf("op %s has no entry in builders: add a call of its builder", d.Name)
+			continue
+		}
+		n := d.Arity
+		if n < 0 {
+			n = 2
+		}
+		all[d.Name] = entry{n, f}
+	}
+	if len(builders) != len(ops.Defs()) {
+		t.Errorf("builders has %d entries for %d ops", len(builders), len(ops.Defs()))
+	}
+	for name, c := range composites {
+		all[name] = entry{c.n, c.f}
 	}
 	detached := ops.Neg(nil) // an invalid node of no graph
-	for name, f := range unaries {
+	for name, e := range all {
 		for _, in := range []*graph.Node{nil, detached} {
-			if out := f(in); out.Valid() || out.Err() == nil {
-				t.Errorf("%s(%v) = %v, want an invalid node with an error", name, in, out)
+			xs := make([]*graph.Node, e.n)
+			for i := range xs {
+				xs[i] = in
+			}
+			if out := e.f(xs...); out.Valid() || out.Err() == nil {
+				t.Errorf("%s(%v...) = %v, want an invalid node with an error", name, in, out)
+			}
+		}
+		// One valid operand (in each position), the others invalid.
+		for pos := 0; pos < e.n && e.n > 1; pos++ {
+			g := graph.New()
+			xs := make([]*graph.Node, e.n)
+			for i := range xs {
+				xs[i] = detached
+			}
+			xs[pos] = g.Input("x", tensor.Float32, 2)
+			if out := e.f(xs...); out.Valid() || g.Err() == nil {
+				t.Errorf("%s with operand %d valid, the others invalid = %v, graph error %v: want the error recorded", name, pos, out, g.Err())
 			}
 		}
 	}
-	for name, f := range binaries {
-		if out := f(nil, nil); out.Valid() || out.Err() == nil {
-			t.Errorf("%s(nil, nil) did not fail", name)
-		}
-		g := graph.New()
-		x := g.Input("x", tensor.Float32, 2)
-		if out := f(x, detached); out.Valid() || g.Err() == nil {
-			t.Errorf("%s(x, invalid) did not record an error", name)
-		}
-	}
-	if out := ops.Where(nil, nil, nil); out.Valid() {
-		t.Errorf("Where(nil...) succeeded")
-	}
 	if out := ops.Concat(0); out.Valid() {
 		t.Errorf("Concat() succeeded")
+	}
+	if out := ops.Full(nil, tensor.Float32, 1, 2); out.Valid() || !errors.Is(out.Err(), graph.ErrInvalid) {
+		t.Errorf("Full(nil graph) = %v, %v", out, out.Err())
 	}
 }

@@ -40,23 +40,39 @@ func keepShape(x *graph.Node, a AxesAttr) []int {
 	return s
 }
 
-// reducedIota is an Int64 constant of x's shape with the kept axes set to
-// 1, holding each position's row-major index over the reduced axes: the
-// numbering ArgMax uses.
+// reducedIota is an Int64 value of x's shape with the kept axes set to 1,
+// holding each position's row-major index over the reduced axes: the
+// numbering ArgMax uses. It is the broadcast sum of one arange per reduced
+// axis times that axis's stride, so building it allocates nothing in
+// proportion to x (the compiler folds it when it is small).
 func reducedIota(x *graph.Node, a AxesAttr) *graph.Node {
-	shape := keepShape(x, a)
-	for i := range shape {
-		shape[i] = 1
+	g := x.Graph()
+	var idx *graph.Node
+	stride := 1
+	for k := len(a.Axes) - 1; k >= 0; k-- {
+		ax := a.Axes[k]
+		d := x.Shape()[ax]
+		shape := make([]int, x.Rank())
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[ax] = d
+		term := arange(g, tensor.Int64, d)
+		if stride != 1 {
+			term = Mul(term, intConst(g, tensor.Int64, stride))
+		}
+		term = Reshape(term, shape...)
+		if idx == nil {
+			idx = term
+		} else {
+			idx = Add(term, idx)
+		}
+		stride *= d
 	}
-	for _, ax := range a.Axes {
-		shape[ax] = x.Shape()[ax]
+	if idx == nil { // no reduced axes: every position is index 0
+		return intConst(g, tensor.Int64, 0)
 	}
-	t, _ := tensor.Make(tensor.Int64, shape...)
-	v, _ := tensor.Values[int64](t)
-	for i := range v {
-		v[i] = int64(i)
-	}
-	return x.Graph().ConstShared(t, "")
+	return idx
 }
 
 // selectGrad routes dy to the element ArgMax (or ArgMin) picks.
@@ -68,8 +84,38 @@ func selectGrad(n, g *graph.Node, arg graph.Op) *graph.Node {
 	return Where(mask, Reshape(g, keepShape(x, a)...), zero(g))
 }
 
+// guardGrad wraps a rule so that a call with arguments it cannot use (a
+// node of another op or breaking its op's rules, an invalid cotangent or
+// one of another type, need of the wrong length) returns invalid
+// cotangents carrying the error, recorded on n's graph, instead of
+// panicking: the rules themselves assume well-formed nodes.
+func guardGrad(d *Def, r GradRule) GradRule {
+	return func(n, dy *graph.Node, need []bool) []*graph.Node {
+		bad := func(format string, args ...any) []*graph.Node {
+			e := fail(graph.ErrInvalid, d.Name+" gradient", []*graph.Node{n, dy}, format, args...)
+			out := make([]*graph.Node, len(n.Inputs()))
+			for i := range out {
+				out[i] = e
+			}
+			return out
+		}
+		switch {
+		case !n.Valid() || n.Op() != d.Op:
+			return bad("the node is not a valid %s node", d.Name)
+		case !dy.Valid() || dy.Graph() != n.Graph() || dy.DType() != n.DType() || !dy.Shape().Equal(n.Shape()):
+			return bad("the cotangent %s does not match the node's type %s", graph.TypeOf(dy), n.Type())
+		case len(need) != len(n.Inputs()):
+			return bad("need has %d entries for %d operands", len(need), len(n.Inputs()))
+		}
+		if dt, s, err := d.Infer(n.Inputs(), n.Attr()); err != nil || dt != n.DType() || !s.Equal(n.Shape()) {
+			return bad("the node does not obey the op's rules")
+		}
+		return r(n, dy, need)
+	}
+}
+
 func attachGradients() {
-	set := func(op graph.Op, r GradRule) { table[op].Grad = r }
+	set := func(op graph.Op, r GradRule) { table[op].Grad = guardGrad(table[op], r) }
 	in := func(n *graph.Node, i int) *graph.Node { return n.Input(i) }
 	sumTo := func(c, like *graph.Node) *graph.Node { return SumTo(c, like.Shape()) }
 
@@ -216,12 +262,18 @@ func attachGradients() {
 			ws := n.Attr().(PadAttr).Widths
 			rs := make([]Range, len(ws))
 			for i, w := range ws {
+				// The operand's elements sit at Low, Low+Interior+1, ...:
+				// d of them (Interior plays no part when d <= 1, and may
+				// then be as large as an int holds).
 				d := x.Shape()[i]
-				stop := w.Low
-				if d > 0 {
-					stop = w.Low + (d-1)*(w.Interior+1) + 1
+				switch d {
+				case 0:
+					rs[i] = R(w.Low, w.Low)
+				case 1:
+					rs[i] = R(w.Low, w.Low+1)
+				default:
+					rs[i] = RS(w.Low, w.Low+(d-1)*(w.Interior+1)+1, w.Interior+1)
 				}
-				rs[i] = RS(w.Low, stop, w.Interior+1)
 			}
 			return Slice(g, rs...)
 		})

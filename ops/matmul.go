@@ -40,8 +40,12 @@ func MatMulFlags(n *graph.Node) (transA, transB bool) {
 }
 
 // MatMulDims returns the row count m and inner dimension k of a MatMul
-// node's product (after transposition).
+// node's product (after transposition); 0, 0 for a node that is not a
+// valid MatMul (nil included).
 func MatMulDims(n *graph.Node) (m, k int) {
+	if !isMatMul(n) {
+		return 0, 0
+	}
 	a := n.Input(0).Shape()
 	ta, _ := MatMulFlags(n)
 	if ta {
@@ -50,11 +54,26 @@ func MatMulDims(n *graph.Node) (m, k int) {
 	return a[len(a)-2], a[len(a)-1]
 }
 
+// isMatMul reports whether n is a MatMul node whose operands and result
+// agree with the op's rules, so that its dims can be read without checks.
+func isMatMul(n *graph.Node) bool {
+	if !n.Valid() || n.Op() != OpMatMul || len(n.Inputs()) != 2 {
+		return false
+	}
+	_, s, err := table[OpMatMul].Infer(n.Inputs(), n.Attr())
+	return err == nil && s.Equal(n.Shape())
+}
+
 // MatMulBatchOffsets returns, for each matrix product of a (batched)
 // MatMul node in row-major order of the result's batch dimensions, the
 // element offsets of the operands' matrices: batch dimensions where an
-// operand has size 1 (or that it lacks) broadcast, offset 0.
+// operand has size 1 (or that it lacks) broadcast, offset 0. It returns
+// nil slices for a node that is not a valid MatMul (nil included). The
+// slices have one entry per product, so the caller bounds the batch size.
 func MatMulBatchOffsets(n *graph.Node) (aOff, bOff []int) {
+	if !isMatMul(n) {
+		return nil, nil
+	}
 	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
 	batch := out[:len(out)-2]
 	nb := batch.Size()

@@ -20,10 +20,10 @@ func defineMovement() {
 func shReshape(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(ShapeAttr)
 	if !ok {
-		return nil, argErr("missing shape attribute")
+		return nil, argErr("needs a ShapeAttr attribute, got %T", attr)
 	}
-	if err := a.Shape.Validate(); err != nil {
-		return nil, shapeErr("%v", err)
+	if err := validShape(a.Shape); err != nil {
+		return nil, err
 	}
 	if a.Shape.Size() != in[0].Size() {
 		return nil, shapeErr("cannot reshape %v (%d elements) to %v (%d elements)", in[0], in[0].Size(), a.Shape, a.Shape.Size())
@@ -50,7 +50,7 @@ func Reshape(x *graph.Node, shape ...int) *graph.Node {
 func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
 	target := tensor.Shape(append([]int{}, shape...))
 	infer := -1
-	known := 1
+	known, nonzero := 1, 1 // the product of the known dims, and of the non-zero ones
 	for i, d := range target {
 		switch {
 		case d == -1 && infer >= 0:
@@ -59,8 +59,16 @@ func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
 			infer = i
 		case d < 0:
 			return nil, fmt.Errorf("target %v has negative dimension %d", target, d)
+		case d == 0:
+			known = 0
 		default:
-			known *= d
+			var ok bool
+			if nonzero, ok = mulDims(nonzero, d); !ok {
+				return nil, fmt.Errorf("target %v has too many elements", target)
+			}
+			if known != 0 {
+				known = nonzero
+			}
 		}
 	}
 	n := from.Size()
@@ -78,7 +86,7 @@ func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
 func shTranspose(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(PermAttr)
 	if !ok {
-		return nil, argErr("missing perm attribute")
+		return nil, argErr("needs a PermAttr attribute, got %T", attr)
 	}
 	if err := checkPerm(a.Perm, len(in[0])); err != nil {
 		return nil, err
@@ -137,10 +145,17 @@ func Transpose(x *graph.Node, perm ...int) *graph.Node {
 	return Apply(OpTranspose, PermAttr{Perm: p}, x)
 }
 
-// InversePerm returns the permutation that undoes perm.
+// InversePerm returns the permutation that undoes perm, or nil if perm is
+// not a permutation of 0..len(perm)-1 (an entry out of range or
+// repeated). The inverse of an empty perm is empty (not nil).
 func InversePerm(perm []int) []int {
 	inv := make([]int, len(perm))
+	seen := make([]bool, len(perm))
 	for i, p := range perm {
+		if p < 0 || p >= len(perm) || seen[p] {
+			return nil
+		}
+		seen[p] = true
 		inv[p] = i
 	}
 	return inv
@@ -149,7 +164,7 @@ func InversePerm(perm []int) []int {
 func shBroadcastTo(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(ShapeAttr)
 	if !ok {
-		return nil, argErr("missing shape attribute")
+		return nil, argErr("needs a ShapeAttr attribute, got %T", attr)
 	}
 	if err := broadcastsTo(in[0], a.Shape); err != nil {
 		return nil, err
@@ -157,9 +172,29 @@ func shBroadcastTo(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	return a.Shape.Clone(), nil
 }
 
+// validShape checks a target shape given in an attribute: no negative
+// dimension, and an element count (of the non-zero dimensions) that fits
+// in an int.
+func validShape(s tensor.Shape) error {
+	n := 1
+	for i, d := range s {
+		if d < 0 {
+			return shapeErr("dimension %d of shape %v is negative", i, s)
+		}
+		if d == 0 {
+			continue
+		}
+		var ok bool
+		if n, ok = mulDims(n, d); !ok {
+			return shapeErr("shape %v has too many elements", s)
+		}
+	}
+	return nil
+}
+
 func broadcastsTo(from, to tensor.Shape) error {
-	if err := to.Validate(); err != nil {
-		return shapeErr("%v", err)
+	if err := validShape(to); err != nil {
+		return err
 	}
 	off := len(to) - len(from)
 	if off < 0 {
@@ -191,7 +226,7 @@ func BroadcastTo(x *graph.Node, shape ...int) *graph.Node {
 func shConcat(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(AxisAttr)
 	if !ok {
-		return nil, argErr("missing axis attribute")
+		return nil, argErr("needs an AxisAttr attribute, got %T", attr)
 	}
 	first := in[0]
 	if a.Axis < 0 || a.Axis >= len(first) {
@@ -207,7 +242,11 @@ func shConcat(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 				return nil, shapeErr("operand %d has shape %v, which differs from %v outside axis %d", k+1, s, first, a.Axis)
 			}
 		}
-		out[a.Axis] += s[a.Axis]
+		sum, ok := addDims(out[a.Axis], s[a.Axis])
+		if !ok {
+			return nil, shapeErr("the lengths along axis %d add up to more than an int holds", a.Axis)
+		}
+		out[a.Axis] = sum
 	}
 	return out, nil
 }
@@ -243,7 +282,7 @@ func Concat(axis int, xs ...*graph.Node) *graph.Node {
 func shSlice(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(SliceAttr)
 	if !ok {
-		return nil, argErr("missing slice attribute")
+		return nil, argErr("needs a SliceAttr attribute, got %T", attr)
 	}
 	s := in[0]
 	if len(a.Ranges) != len(s) {
@@ -254,9 +293,20 @@ func shSlice(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 		if r.Step < 1 || r.Start < 0 || r.Start > r.Stop || r.Stop > s[i] {
 			return nil, shapeErr("range %d:%d:%d is not normalised for axis %d of length %d", r.Start, r.Stop, r.Step, i, s[i])
 		}
-		out[i] = (r.Stop - r.Start + r.Step - 1) / r.Step
+		out[i] = sliceLen(r.Start, r.Stop, r.Step)
 	}
 	return out, nil
+}
+
+// sliceLen is the number of indices start, start+step, ... below stop,
+// for 0 <= start <= stop and step >= 1, computed without overflow
+// (ceil((stop-start)/step) would overflow for a step near MaxInt).
+func sliceLen(start, stop, step int) int {
+	n := stop - start
+	if n == 0 {
+		return 0
+	}
+	return (n-1)/step + 1
 }
 
 // Slice selects x[start:stop:step] along each axis, one Range per leading
@@ -362,7 +412,7 @@ func Squeeze(x *graph.Node, axes ...int) *graph.Node {
 func shPad(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(PadAttr)
 	if !ok {
-		return nil, argErr("missing pad attribute")
+		return nil, argErr("needs a PadAttr attribute, got %T", attr)
 	}
 	s := in[0]
 	if len(a.Widths) != len(s) {
@@ -373,12 +423,29 @@ func shPad(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 		if w.Low < 0 || w.High < 0 || w.Interior < 0 {
 			return nil, shapeErr("axis %d: negative padding %d:%d:%d", i, w.Low, w.High, w.Interior)
 		}
-		out[i] = w.Low + w.High + s[i]
-		if s[i] > 0 {
-			out[i] += (s[i] - 1) * w.Interior
+		d, ok := paddedLen(s[i], w)
+		if !ok {
+			return nil, shapeErr("axis %d: padding %d:%d:%d makes length %d longer than an int holds", i, w.Low, w.High, w.Interior, s[i])
 		}
+		out[i] = d
 	}
 	return out, nil
+}
+
+// paddedLen is Low + d + High + (d-1)*Interior (no interior padding when
+// d <= 1) for non-negative widths, and false if it overflows an int.
+func paddedLen(d int, w PadWidth) (int, bool) {
+	n, ok := addDims(d, w.Low)
+	if ok {
+		n, ok = addDims(n, w.High)
+	}
+	if ok && d > 1 {
+		var in int
+		if in, ok = mulDims(d-1, w.Interior); ok {
+			n, ok = addDims(n, in)
+		}
+	}
+	return n, ok
 }
 
 // Pad surrounds x with zeros: per leading axis, Low zeros before, High

@@ -1,6 +1,10 @@
 package ops
 
 import (
+	"errors"
+	"math"
+	"math/bits"
+
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -35,12 +39,20 @@ func Softmax(x *graph.Node, axis int) *graph.Node { return normalise(OpSoftmax, 
 func LogSoftmax(x *graph.Node, axis int) *graph.Node { return normalise(OpLogSoftmax, x, axis) }
 
 // LogSumExp returns log(sum(exp(x))) over the given axes, stably
-// (max + log(sum(exp(x - max)))).
+// (max + log(sum(exp(x - max)))). A row of all -Inf gives -Inf and a row
+// with a +Inf gives +Inf (a non-finite max is replaced by 0 before it is
+// subtracted, as JAX does). The gradient is the softmax of the row; it is
+// NaN only where the value is not finite (at a +Inf entry, and for a row
+// of all -Inf, as in PyTorch and JAX).
 func LogSumExp(x *graph.Node, axes ...int) *graph.Node {
 	if _, bad := graph.Operands("LogSumExp", x); bad != nil {
 		return bad
 	}
 	m := StopGradient(MaxKeepDims(x, axes...))
+	// Where the max is ±Inf (or NaN), x - max would be NaN; shift by 0
+	// instead: exp then gives 0 for -Inf entries and +Inf for +Inf ones.
+	finite := Less(Abs(m), Scalar(m, math.Inf(1)))
+	m = Where(finite, m, Scalar(m, 0))
 	s := Log(SumKeepDims(Exp(Sub(x, m)), axes...))
 	out := Add(s, m)
 	if !out.Valid() {
@@ -66,6 +78,12 @@ func LogSumExp(x *graph.Node, axes ...int) *graph.Node {
 // LogSoftmax(logits)) along axis, one value per row. It is computed
 // through LogSoftmax, so it is stable for logits of any magnitude, and its
 // gradient with respect to the logits is softmax(logits) - labels.
+//
+// A class whose label is 0 adds nothing, even where its log-probability
+// is -Inf (a logit masked with -Inf): 0·log 0 is taken as 0, so masked
+// logits give the finite loss of the other classes, as PyTorch's
+// cross_entropy does (and the gradient with respect to such a label is
+// 0). A label other than 0 on a masked logit gives +Inf.
 func SoftmaxCrossEntropy(logits, labels *graph.Node, axis int) *graph.Node {
 	if _, bad := graph.Operands("SoftmaxCrossEntropy", logits, labels); bad != nil {
 		return bad
@@ -73,29 +91,88 @@ func SoftmaxCrossEntropy(logits, labels *graph.Node, axis int) *graph.Node {
 	if !logits.Shape().Equal(labels.Shape()) {
 		return fail(graph.ErrShape, "SoftmaxCrossEntropy", []*graph.Node{logits, labels}, "labels must have the logits' shape")
 	}
-	return Neg(Sum(Mul(labels, LogSoftmax(logits, axis)), axis))
+	ls := LogSoftmax(logits, axis)
+	// labels·ls, but 0 where a label of 0 meets a log-probability of -Inf.
+	// The -Inf is replaced before the product (rather than the product
+	// after), so the gradient with respect to the labels, -ls, stays
+	// finite there too, and stays -ls wherever ls is finite.
+	masked := And(Equal(labels, Scalar(labels, 0)), Equal(ls, Scalar(ls, math.Inf(-1))))
+	safe := Where(masked, Scalar(ls, 0), ls)
+	return Neg(Sum(Mul(labels, safe), axis))
 }
 
 // OneHot returns a tensor of dtype dt with a new last axis of length
 // classes: element [..., k] is 1 where indices[...] == k, else 0. indices
 // must be integers; values outside [0, classes) give all-zero rows.
+//
+// The class numbers 0..classes-1 are built from O(log classes) small
+// nodes, which the compiler folds into one constant when it is small and
+// computes at run time when it is not: building never allocates in
+// proportion to classes.
 func OneHot(indices *graph.Node, classes int, dt tensor.DType) *graph.Node {
 	g, bad := graph.Operands("OneHot", indices)
 	if bad != nil {
 		return bad
 	}
+	operands := []*graph.Node{indices}
 	if !indices.DType().IsInt() {
-		return fail(graph.ErrDType, "OneHot", []*graph.Node{indices}, "indices must be integers, got %v", indices.DType())
+		return fail(graph.ErrDType, "OneHot", operands, "indices must be integers, got %v", indices.DType())
 	}
 	if classes < 1 {
-		return fail(graph.ErrShape, "OneHot", []*graph.Node{indices}, "classes must be positive, got %d", classes)
+		return fail(graph.ErrShape, "OneHot", operands, "classes must be positive, got %d", classes)
 	}
-	iota := make([]float64, classes)
-	for i := range iota {
-		iota[i] = float64(i)
+	idt := indices.DType()
+	if idt == tensor.Int32 && classes-1 > math.MaxInt32 {
+		idt = tensor.Int64
 	}
-	t, _ := tensor.FromFloat64s(indices.DType(), iota, classes)
-	return Cast(Equal(ExpandDims(indices, -1), g.ConstShared(t, "")), dt)
+	out := append(append(tensor.Shape{}, indices.Shape()...), classes)
+	for _, c := range []struct {
+		dt    tensor.DType
+		shape tensor.Shape
+	}{{dt, out}, {tensor.Bool, out}, {idt, tensor.Shape{classes}}} {
+		if err := graph.CheckType(c.dt, c.shape); err != nil {
+			return fail(errors.Unwrap(err), "OneHot", operands, "%d classes: %v", classes, err)
+		}
+	}
+	return Cast(Equal(ExpandDims(indices, -1), arange(g, idt, classes)), dt)
+}
+
+// arange returns the vector 0, 1, ..., n-1 of integer dtype dt (which must
+// hold n-1), built by doubling from a one-element constant: arange(2m) is
+// Concat(arange(m), arange(m)+m), and arange(2m+1) appends the element 2m. It
+// takes O(log n) nodes and no memory in proportion to n.
+func arange(g *graph.Graph, dt tensor.DType, n int) *graph.Node {
+	if n <= 0 {
+		t, _ := tensor.Make(dt, 0)
+		return g.ConstShared(t, "")
+	}
+	cur, length := intConst(g, dt, 0, 1), 1
+	for bit := bits.Len(uint(n)) - 2; bit >= 0; bit-- {
+		cur = Concat(0, cur, Add(cur, intConst(g, dt, length)))
+		length *= 2
+		if n>>bit&1 == 1 {
+			cur = Concat(0, cur, intConst(g, dt, length, 1))
+			length++
+		}
+	}
+	return cur
+}
+
+// intConst is a constant of integer dtype dt (Int32 or Int64) holding v:
+// a scalar, or a one-element vector when shape is given.
+func intConst(g *graph.Graph, dt tensor.DType, v int, shape ...int) *graph.Node {
+	var t *tensor.Tensor
+	switch {
+	case dt == tensor.Int32 && len(shape) == 0:
+		t = tensor.Scalar(int32(v))
+	case dt == tensor.Int32:
+		t, _ = tensor.New([]int32{int32(v)}, shape...)
+	case len(shape) == 0:
+		t = tensor.Scalar(int64(v))
+	default:
+		t, _ = tensor.New([]int64{int64(v)}, shape...)
+	}
+	return g.ConstShared(t, "")
 }
 
 // SparseSoftmaxCrossEntropy is SoftmaxCrossEntropy over the last axis with

@@ -8,10 +8,10 @@ import (
 func defineReductions() {
 	inputSize := func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }
 	define(&Def{Op: OpSum, Name: "Sum", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpMax, Name: "Max", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpMin, Name: "Min", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpArgMax, Name: "ArgMax", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduce, FLOPs: inputSize})
-	define(&Def{Op: OpArgMin, Name: "ArgMin", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduce, FLOPs: inputSize})
+	define(&Def{Op: OpMax, Name: "Max", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduceNonEmpty, Differentiable: true, FLOPs: inputSize})
+	define(&Def{Op: OpMin, Name: "Min", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduceNonEmpty, Differentiable: true, FLOPs: inputSize})
+	define(&Def{Op: OpArgMax, Name: "ArgMax", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduceNonEmpty, FLOPs: inputSize})
+	define(&Def{Op: OpArgMin, Name: "ArgMin", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduceNonEmpty, FLOPs: inputSize})
 }
 
 // reduce builds a reduction after normalising its axes (negative axes

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"math"
+
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -105,10 +107,20 @@ func dtWhere(in []tensor.DType, _ graph.Attr) (tensor.DType, error) {
 
 func dtCast(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	a, ok := attr.(CastAttr)
-	if !ok || !a.To.Valid() {
-		return 0, dtypeErr("invalid target dtype")
+	if !ok {
+		return 0, argErr("needs a CastAttr attribute, got %T", attr)
+	}
+	if !a.To.Valid() {
+		return 0, dtypeErr("invalid target dtype %v", a.To)
 	}
 	return a.To, nil
+}
+
+func shCast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	if _, ok := attr.(CastAttr); !ok {
+		return nil, argErr("needs a CastAttr attribute, got %T", attr)
+	}
+	return in[0].Clone(), nil
 }
 
 // promote returns the common dtype of two operands under the Array API
@@ -157,11 +169,45 @@ func BroadcastShapes(shapes ...tensor.Shape) (tensor.Shape, error) {
 	return out, nil
 }
 
-func shBroadcast(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) {
+func shBroadcast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	if err := noAttr(attr); err != nil {
+		return nil, err
+	}
 	return BroadcastShapes(in...)
 }
 
-func shSame(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) { return in[0].Clone(), nil }
+func shSame(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	if err := noAttr(attr); err != nil {
+		return nil, err
+	}
+	return in[0].Clone(), nil
+}
+
+// noAttr is the attribute check of the ops that take none.
+func noAttr(attr graph.Attr) error {
+	if attr != nil {
+		return argErr("takes no attribute, got %T", attr)
+	}
+	return nil
+}
+
+// addDims returns a+b for non-negative dimensions, and false if the sum
+// overflows an int.
+func addDims(a, b int) (int, bool) {
+	if a < 0 || b < 0 || a > math.MaxInt-b {
+		return 0, false
+	}
+	return a + b, true
+}
+
+// mulDims returns a*b for non-negative dimensions, and false if the
+// product overflows an int.
+func mulDims(a, b int) (int, bool) {
+	if a < 0 || b < 0 || (a != 0 && b > math.MaxInt/a) {
+		return 0, false
+	}
+	return a * b, true
+}
 
 // normAxis maps a possibly negative axis to 0..rank-1.
 func normAxis(axis, rank int) (int, error) {
@@ -210,7 +256,7 @@ func normAxes(axes []int, rank int) ([]int, error) {
 func shReduce(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(AxesAttr)
 	if !ok {
-		return nil, argErr("missing axes attribute")
+		return nil, argErr("needs an AxesAttr attribute, got %T", attr)
 	}
 	s := in[0]
 	reduced := make([]bool, len(s))
@@ -234,10 +280,25 @@ func shReduce(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	return out, nil
 }
 
+// shReduceNonEmpty is shReduce for the reductions without an identity
+// (Max, Min, ArgMax, ArgMin): no reduced axis may have length 0.
+func shReduceNonEmpty(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	out, err := shReduce(in, attr)
+	if err != nil {
+		return nil, err
+	}
+	for _, ax := range attr.(AxesAttr).Axes {
+		if in[0][ax] == 0 {
+			return nil, shapeErr("axis %d has length 0 and the reduction has no identity", ax)
+		}
+	}
+	return out, nil
+}
+
 func shAxis(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	a, ok := attr.(AxisAttr)
 	if !ok {
-		return nil, argErr("missing axis attribute")
+		return nil, argErr("needs an AxisAttr attribute, got %T", attr)
 	}
 	if a.Axis < 0 || a.Axis >= len(in[0]) {
 		return nil, shapeErr("axis %d is out of range for rank %d", a.Axis, len(in[0]))

@@ -190,7 +190,18 @@ func Defs() []*Def {
 }
 
 // Infer applies the row's dtype and shape rules to operand nodes.
+// It never panics, whatever the operands and attribute: an operand that
+// is nil or invalid, a wrong operand count or an attribute of the wrong
+// type or with bad contents is an error.
 func (d *Def) Infer(inputs []*graph.Node, attr graph.Attr) (tensor.DType, tensor.Shape, error) {
+	if d == nil || d.DType == nil || d.Shape == nil {
+		return 0, nil, fmt.Errorf("%w: Infer on a nil or incomplete table row", graph.ErrInvalid)
+	}
+	for i, in := range inputs {
+		if !in.Valid() {
+			return 0, nil, fmt.Errorf("%w: %s: operand %d is nil or invalid", graph.ErrInvalid, d.Name, i)
+		}
+	}
 	if d.Arity >= 0 && len(inputs) != d.Arity {
 		return 0, nil, fmt.Errorf("%w: %s takes %d operands, got %d", graph.ErrInvalid, d.Name, d.Arity, len(inputs))
 	}
@@ -215,6 +226,9 @@ func (d *Def) Infer(inputs []*graph.Node, attr graph.Attr) (tensor.DType, tensor
 
 // check is the row's graph.Verify hook.
 func (d *Def) check(n *graph.Node) error {
+	if !n.Valid() {
+		return fmt.Errorf("%w: %s: nil or invalid node", graph.ErrInvalid, d.Name)
+	}
 	dt, s, err := d.Infer(n.Inputs(), n.Attr())
 	if err != nil {
 		return err
@@ -226,8 +240,12 @@ func (d *Def) check(n *graph.Node) error {
 }
 
 // Apply builds a node of op from operands and an attribute, checking them
-// with the table's rules. Errors are recorded on the graph with the user's
-// call site. It is the generic builder behind the named ones.
+// with the table's rules, which validate the attribute completely (its
+// type, ranges and consistency; a Fused program op by op), so no
+// attribute makes Apply, graph.Verify or a later pass panic. The node
+// keeps a copy of the attribute's slices. Errors are recorded on the graph
+// with the user's call site. It is the generic builder behind the named
+// ones.
 func Apply(op graph.Op, attr graph.Attr, inputs ...*graph.Node) *graph.Node {
 	d := Lookup(op)
 	if d == nil {
@@ -237,6 +255,7 @@ func Apply(op graph.Op, attr graph.Attr, inputs ...*graph.Node) *graph.Node {
 	if bad != nil {
 		return bad
 	}
+	attr = cloneAttr(attr)
 	dt, s, err := d.Infer(inputs, attr)
 	if err != nil {
 		return g.Fail(wrapRule(err, d.Name, inputs))
@@ -248,6 +267,9 @@ func Apply(op graph.Op, attr graph.Attr, inputs ...*graph.Node) *graph.Node {
 // keeping n's op, attribute, name and call site. The compiler's passes
 // use it.
 func Rebuild(g *graph.Graph, n *graph.Node, inputs []*graph.Node) *graph.Node {
+	if !n.Valid() {
+		return g.Fail(fmt.Errorf("%w: Rebuild of a nil or invalid node", graph.ErrInvalid))
+	}
 	switch n.Op() {
 	case graph.OpInput, graph.OpConst, graph.OpVariable:
 		return g.Add(graph.Spec{Op: n.Op(), DType: n.DType(), Shape: n.Shape(), Value: n.Value(), Name: n.Name(), Site: n.Site()})

@@ -2,6 +2,7 @@ package optim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
@@ -21,6 +22,9 @@ type Optimizer interface {
 // Minimize differentiates loss with respect to params and applies opt: the
 // usual way to build a training step.
 func Minimize(opt Optimizer, loss *graph.Node, params ...*graph.Node) ([]exec.Option, error) {
+	if opt == nil {
+		return nil, fmt.Errorf("optim: Minimize: nil Optimizer")
+	}
 	if len(params) == 0 {
 		return nil, fmt.Errorf("optim: Minimize: no parameters")
 	}
@@ -33,6 +37,9 @@ func Minimize(opt Optimizer, loss *graph.Node, params ...*graph.Node) ([]exec.Op
 
 // check validates params and grads.
 func check(name string, params, grads []*graph.Node) error {
+	if len(params) == 0 {
+		return fmt.Errorf("optim: %s: no parameters", name)
+	}
 	if len(params) != len(grads) {
 		return fmt.Errorf("optim: %s: %d parameters but %d gradients", name, len(params), len(grads))
 	}
@@ -42,6 +49,9 @@ func check(name string, params, grads []*graph.Node) error {
 		}
 		if !p.DType().IsFloat() || p.DType().IsStorage() {
 			return fmt.Errorf("optim: %s: parameter %q has dtype %v; only float32 and float64 parameters can be trained", name, p.Name(), p.DType())
+		}
+		if p.Graph() != params[0].Graph() {
+			return fmt.Errorf("optim: %s: parameter %q belongs to another graph than parameter %q", name, p.Name(), params[0].Name())
 		}
 		g := grads[i]
 		if err := g.Err(); err != nil {
@@ -65,6 +75,9 @@ func scalar(like *graph.Node, v float64) *graph.Node { return ops.Scalar(like, v
 // SGD is stochastic gradient descent, with optional momentum (PyTorch's
 // form: v <- Momentum*v + g; w <- w - LR*v, or with Nesterov
 // w <- w - LR*(g + Momentum*v)) and L2 weight decay (g <- g + WeightDecay*w).
+// Apply refuses, with an error naming the field, an LR that is not
+// positive and finite (unless LRNode is set), a negative or non-finite
+// Momentum or WeightDecay, and Nesterov without a Momentum.
 type SGD struct {
 	LR          float64
 	Momentum    float64
@@ -76,13 +89,64 @@ type SGD struct {
 	LRNode *graph.Node
 }
 
+// validate checks the hyper-parameters: LR positive (or LRNode a float
+// scalar of the parameters' graph), Momentum and WeightDecay non-negative,
+// all finite, and Nesterov only with a momentum.
+func (o SGD) validate(g *graph.Graph) error {
+	if err := checkLR("SGD", o.LR, o.LRNode, g); err != nil {
+		return err
+	}
+	if err := nonNegative("SGD", "Momentum", o.Momentum); err != nil {
+		return err
+	}
+	if err := nonNegative("SGD", "WeightDecay", o.WeightDecay); err != nil {
+		return err
+	}
+	if o.Nesterov && o.Momentum == 0 {
+		return fmt.Errorf("optim: SGD: Nesterov needs a Momentum > 0")
+	}
+	return nil
+}
+
+// checkLR validates a learning rate: a positive finite LR, or an LRNode
+// that is a float scalar of graph g (LR is then ignored, but must still be
+// finite and non-negative).
+func checkLR(opt string, lr float64, node *graph.Node, g *graph.Graph) error {
+	if node == nil {
+		if !(lr > 0) || math.IsInf(lr, 0) {
+			return fmt.Errorf("optim: %s: LR must be positive and finite, got %v", opt, lr)
+		}
+		return nil
+	}
+	if err := nonNegative(opt, "LR", lr); err != nil {
+		return err
+	}
+	switch {
+	case !node.Valid():
+		return fmt.Errorf("optim: %s: LRNode is invalid: %w", opt, node.Err())
+	case node.Graph() != g:
+		return fmt.Errorf("optim: %s: LRNode %s belongs to another graph than the parameters", opt, node)
+	case node.Rank() != 0 || !node.DType().IsFloat():
+		return fmt.Errorf("optim: %s: LRNode must be a float scalar, got %s", opt, node.Type())
+	}
+	return nil
+}
+
+// nonNegative checks that a hyper-parameter is finite and >= 0.
+func nonNegative(opt, field string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("optim: %s: %s must be non-negative and finite, got %v", opt, field, v)
+	}
+	return nil
+}
+
 // Apply implements Optimizer.
 func (o SGD) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 	if err := check("SGD", params, grads); err != nil {
 		return nil, err
 	}
-	if (o.LR <= 0 && o.LRNode == nil) || o.Momentum < 0 || o.WeightDecay < 0 {
-		return nil, fmt.Errorf("optim: SGD: LR must be positive and Momentum and WeightDecay non-negative (got %+v)", o)
+	if err := o.validate(params[0].Graph()); err != nil {
+		return nil, err
 	}
 	var opts []exec.Option
 	for i, w := range params {
@@ -106,13 +170,11 @@ func (o SGD) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 }
 
 // learningRate is the learning rate as a scalar of w's dtype: the node
-// when given (cast if needed), else the constant.
+// when given (cast if needed), else the constant
+// (validate has checked the node).
 func learningRate(w *graph.Node, lr float64, node *graph.Node) *graph.Node {
 	if node == nil {
 		return scalar(w, lr)
-	}
-	if node.Rank() != 0 {
-		return w.Graph().Fail(graph.NewError(graph.ErrShape, "optim", []*graph.Node{node}, "the learning-rate node must be a scalar, got %s", node.Type()))
 	}
 	return ops.Cast(node, w.DType())
 }
@@ -122,7 +184,10 @@ func learningRate(w *graph.Node, lr float64, node *graph.Node) *graph.Node {
 // WeightDecay adds an L2 term to the gradient, or with Decoupled (AdamW)
 // shrinks the weights directly: w <- w - LR*(m̂/(√v̂+Eps) + WeightDecay*w).
 // The step count is a Variable "<first param>/adam_step" of the first
-// parameter's dtype.
+// parameter's dtype. Apply refuses, with an error naming the field, an LR
+// that is not positive and finite (unless LRNode is set), Beta1 or Beta2
+// outside [0, 1), an Eps that is not positive and finite, and a negative
+// or non-finite WeightDecay; NaN fails every check.
 type Adam struct {
 	LR, Beta1, Beta2, Eps float64
 	WeightDecay           float64
@@ -145,14 +210,34 @@ func (o Adam) defaults() Adam {
 	return o
 }
 
+// validate checks the hyper-parameters (after defaults): LR as for SGD,
+// 0 <= Beta1, Beta2 < 1, Eps > 0 and WeightDecay >= 0, all finite.
+func (o Adam) validate(g *graph.Graph) error {
+	if err := checkLR("Adam", o.LR, o.LRNode, g); err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		name string
+		v    float64
+	}{{"Beta1", o.Beta1}, {"Beta2", o.Beta2}} {
+		if !(b.v >= 0 && b.v < 1) {
+			return fmt.Errorf("optim: Adam: %s must be in [0, 1), got %v", b.name, b.v)
+		}
+	}
+	if !(o.Eps > 0) || math.IsInf(o.Eps, 0) {
+		return fmt.Errorf("optim: Adam: Eps must be positive and finite, got %v", o.Eps)
+	}
+	return nonNegative("Adam", "WeightDecay", o.WeightDecay)
+}
+
 // Apply implements Optimizer.
 func (o Adam) Apply(params, grads []*graph.Node) ([]exec.Option, error) {
 	if err := check("Adam", params, grads); err != nil {
 		return nil, err
 	}
 	o = o.defaults()
-	if (o.LR <= 0 && o.LRNode == nil) || o.Beta1 < 0 || o.Beta1 >= 1 || o.Beta2 < 0 || o.Beta2 >= 1 || o.Eps <= 0 || o.WeightDecay < 0 {
-		return nil, fmt.Errorf("optim: Adam: need LR > 0, 0 <= Beta1, Beta2 < 1, Eps > 0, WeightDecay >= 0 (got %+v)", o)
+	if err := o.validate(params[0].Graph()); err != nil {
+		return nil, err
 	}
 	first := params[0]
 	t := first.Graph().Variable(first.Name()+"/adam_step", tensor.Zeros(first.DType()))

@@ -212,3 +212,164 @@ func TestInitialisers(t *testing.T) {
 }
 
 func ulp(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
+
+// TestHyperParameters (issue 12, defect 17): every hyper-parameter of
+// every optimiser is checked for NaN, ±Inf and its range, and the error
+// names the optimiser and the field (NaN passed every comparison, so
+// SGD{LR: NaN} was accepted).
+func TestHyperParameters(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 2)
+	w := g.Variable("w", tensor.Zeros(tensor.Float32, 2))
+	loss := ops.Sum(ops.Mul(x, w))
+	lrIn := g.Input("lr", tensor.Float32)
+	other := graph.New().Input("lr", tensor.Float32)
+	for _, c := range []struct {
+		opt  optim.Optimizer
+		want string
+	}{
+		{optim.SGD{LR: nan}, "SGD: LR"},
+		{optim.SGD{LR: inf}, "SGD: LR"},
+		{optim.SGD{LR: -inf}, "SGD: LR"},
+		{optim.SGD{LR: 0}, "SGD: LR"},
+		{optim.SGD{LR: 0.1, Momentum: nan}, "SGD: Momentum"},
+		{optim.SGD{LR: 0.1, Momentum: inf}, "SGD: Momentum"},
+		{optim.SGD{LR: 0.1, Momentum: -0.5}, "SGD: Momentum"},
+		{optim.SGD{LR: 0.1, WeightDecay: nan}, "SGD: WeightDecay"},
+		{optim.SGD{LR: 0.1, WeightDecay: -1}, "SGD: WeightDecay"},
+		{optim.SGD{LR: 0.1, WeightDecay: inf}, "SGD: WeightDecay"},
+		{optim.SGD{LR: 0.1, Nesterov: true}, "SGD: Nesterov"},
+		{optim.SGD{LR: nan, LRNode: lrIn}, "SGD: LR"},
+		{optim.SGD{LRNode: x}, "SGD: LRNode must be a float scalar"},
+		{optim.SGD{LRNode: g.Input("lri", tensor.Int32)}, "SGD: LRNode must be a float scalar"},
+		{optim.SGD{LRNode: other}, "SGD: LRNode"},
+		{optim.SGD{LRNode: ops.Neg(nil)}, "SGD: LRNode is invalid"},
+		{optim.Adam{LR: nan}, "Adam: LR"},
+		{optim.Adam{LR: inf}, "Adam: LR"},
+		{optim.Adam{LR: 0.1, Beta1: nan}, "Adam: Beta1"},
+		{optim.Adam{LR: 0.1, Beta1: -0.1}, "Adam: Beta1"},
+		{optim.Adam{LR: 0.1, Beta1: 1}, "Adam: Beta1"},
+		{optim.Adam{LR: 0.1, Beta2: nan}, "Adam: Beta2"},
+		{optim.Adam{LR: 0.1, Beta2: inf}, "Adam: Beta2"},
+		{optim.Adam{LR: 0.1, Beta2: 1.5}, "Adam: Beta2"},
+		{optim.Adam{LR: 0.1, Eps: nan}, "Adam: Eps"},
+		{optim.Adam{LR: 0.1, Eps: -1e-8}, "Adam: Eps"},
+		{optim.Adam{LR: 0.1, Eps: inf}, "Adam: Eps"},
+		{optim.Adam{LR: 0.1, WeightDecay: nan}, "Adam: WeightDecay"},
+		{optim.Adam{LR: 0.1, WeightDecay: -inf}, "Adam: WeightDecay"},
+		{optim.Adam{LRNode: x}, "Adam: LRNode must be a float scalar"},
+	} {
+		if _, err := optim.Minimize(c.opt, loss, w); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one containing %q", c.opt, err, c.want)
+		}
+	}
+	// The errors leave the graph usable: valid settings still build.
+	for _, opt := range []optim.Optimizer{optim.SGD{LR: 0.1, Momentum: 0.9, Nesterov: true}, optim.SGD{LRNode: lrIn}, optim.Adam{LR: 1e-3, WeightDecay: 0.01, Decoupled: true}} {
+		h := graph.New()
+		v := h.Variable("v", tensor.Zeros(tensor.Float32, 2))
+		if sgd, ok := opt.(optim.SGD); ok && sgd.LRNode != nil {
+			sgd.LRNode = h.Input("lr", tensor.Float64)
+			opt = sgd
+		}
+		if _, err := optim.Minimize(opt, ops.Sum(ops.Mul(v, v)), v); err != nil {
+			t.Errorf("%+v: %v", opt, err)
+		}
+	}
+}
+
+// TestOptimizerNilArguments (defect 13): a nil optimiser, no parameters
+// given to Apply directly, nil parameters or gradients, and parameters
+// of two graphs are errors, not panics.
+func TestOptimizerNilArguments(t *testing.T) {
+	g := graph.New()
+	w := g.Variable("w", tensor.Zeros(tensor.Float32, 2))
+	loss := ops.Sum(ops.Mul(w, w))
+	w2 := graph.New().Variable("w2", tensor.Zeros(tensor.Float32, 2))
+	for name, f := range map[string]func() error{
+		"Minimize(nil)": func() error { _, err := optim.Minimize(nil, loss, w); return err },
+		"Minimize(nil loss)": func() error {
+			_, err := optim.Minimize(optim.SGD{LR: 1}, nil, w)
+			return err
+		},
+		"SGD.Apply(nil, nil)":  func() error { _, err := optim.SGD{LR: 1}.Apply(nil, nil); return err },
+		"Adam.Apply(nil, nil)": func() error { _, err := optim.Adam{LR: 1}.Apply(nil, nil); return err },
+		"SGD.Apply(nil param)": func() error {
+			_, err := optim.SGD{LR: 1}.Apply([]*graph.Node{nil}, []*graph.Node{nil})
+			return err
+		},
+		"Adam.Apply(nil grad)": func() error {
+			_, err := optim.Adam{LR: 1}.Apply([]*graph.Node{w}, []*graph.Node{nil})
+			return err
+		},
+		"two graphs": func() error {
+			_, err := optim.SGD{LR: 1}.Apply([]*graph.Node{w, w2}, []*graph.Node{w, w2})
+			return err
+		},
+	} {
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s panicked: %v", name, r)
+				}
+			}()
+			err = f()
+		}()
+		if err == nil {
+			t.Errorf("%s succeeded", name)
+		}
+	}
+}
+
+// TestInitialiserArguments (defect 17): the initialisers refuse a nil
+// generator, non-finite or inverted bounds and negative or non-finite
+// standard deviations; a weight with no elements (a zero fan) is an
+// empty tensor, not a division by zero.
+func TestInitialiserArguments(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	r := optim.NewRand(1)
+	for name, f := range map[string]func() (*tensor.Tensor, error){
+		"Uniform nil rand": func() (*tensor.Tensor, error) { return optim.Uniform(nil, 0, 1, tensor.Float32, 2) },
+		"Uniform NaN":      func() (*tensor.Tensor, error) { return optim.Uniform(r, nan, 1, tensor.Float32, 2) },
+		"Uniform Inf":      func() (*tensor.Tensor, error) { return optim.Uniform(r, 0, inf, tensor.Float32, 2) },
+		"Uniform lo > hi":  func() (*tensor.Tensor, error) { return optim.Uniform(r, 1, 0, tensor.Float32, 2) },
+		"Uniform wide": func() (*tensor.Tensor, error) {
+			return optim.Uniform(r, -math.MaxFloat64, math.MaxFloat64, tensor.Float32, 2)
+		},
+		"Normal nil rand":    func() (*tensor.Tensor, error) { return optim.Normal(nil, 0, 1, tensor.Float32, 2) },
+		"Normal NaN mean":    func() (*tensor.Tensor, error) { return optim.Normal(r, nan, 1, tensor.Float32, 2) },
+		"Normal Inf std":     func() (*tensor.Tensor, error) { return optim.Normal(r, 0, inf, tensor.Float32, 2) },
+		"Normal NaN std":     func() (*tensor.Tensor, error) { return optim.Normal(r, 0, nan, tensor.Float32, 2) },
+		"Normal negative":    func() (*tensor.Tensor, error) { return optim.Normal(r, 0, -1, tensor.Float32, 2) },
+		"HeNormal nil":       func() (*tensor.Tensor, error) { return optim.HeNormal(nil, tensor.Float32, 2, 2) },
+		"GlorotUniform huge": func() (*tensor.Tensor, error) { return optim.GlorotUniform(r, tensor.Float32, 1<<40, 1<<40) },
+		"HeUniform negative": func() (*tensor.Tensor, error) { return optim.HeUniform(r, tensor.Float32, -2, 3) },
+	} {
+		if tt, err := f(); err == nil {
+			t.Errorf("%s succeeded: %v", name, tt)
+		}
+	}
+	for name, f := range map[string]func() (*tensor.Tensor, error){
+		"GlorotUniform [0,5]": func() (*tensor.Tensor, error) { return optim.GlorotUniform(r, tensor.Float32, 0, 5) },
+		"GlorotNormal [0,0]":  func() (*tensor.Tensor, error) { return optim.GlorotNormal(r, tensor.Float32, 0, 0) },
+		"HeUniform [3,0,4]":   func() (*tensor.Tensor, error) { return optim.HeUniform(r, tensor.Float32, 3, 0, 4) },
+		"HeNormal [0]":        func() (*tensor.Tensor, error) { return optim.HeNormal(r, tensor.Float32, 0) },
+		"Uniform lo == hi":    func() (*tensor.Tensor, error) { return optim.Uniform(r, 2, 2, tensor.Float32, 3) },
+	} {
+		tt, err := f()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, v := range tt.Float64s() {
+			if v != 2 { // only "Uniform lo == hi" has elements: all 2
+				t.Errorf("%s: value %v", name, v)
+			}
+		}
+	}
+	var nilRand *optim.Rand
+	if nilRand.Uint32() != 0 || nilRand.Float64() != 0 || nilRand.Normal() != 0 {
+		t.Errorf("a nil *Rand does not return zeros")
+	}
+}

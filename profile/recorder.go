@@ -19,7 +19,8 @@ import (
 // profile.FromContext(ctx).Span(...) without a check, though a hot path
 // should test for nil once to skip building its arguments.
 //
-// Create Recorders with New. Timestamps are nanoseconds on the Recorder's
+// Create Recorders with New. (A zero Recorder records too, but its clock
+// counts from the zero time.) Timestamps are nanoseconds on the Recorder's
 // clock (see Now); negative ones count as 0. The Recorder keeps the *Kernel and args maps it is given
 // without copying them: an executor can build one Kernel per step when it
 // compiles and pass the same pointer on every run, but nobody may modify a
@@ -100,13 +101,21 @@ type ctxKey struct{}
 // NewContext returns a copy of ctx that carries r. Program.Run records into
 // the Recorder its context carries. A nil r hides any Recorder an outer
 // context carries.
+//
+// A nil ctx is taken as context.Background().
 func NewContext(ctx context.Context, r *Recorder) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	return context.WithValue(ctx, ctxKey{}, r)
 }
 
-// FromContext returns the Recorder ctx carries, or nil if it carries none.
-// It does not allocate.
+// FromContext returns the Recorder ctx carries, or nil if it carries none
+// (or ctx is nil). It does not allocate.
 func FromContext(ctx context.Context) *Recorder {
+	if ctx == nil {
+		return nil
+	}
 	r, _ := ctx.Value(ctxKey{}).(*Recorder)
 	return r
 }
@@ -138,6 +147,9 @@ func (r *Recorder) SetMeta(key, value string) {
 		return
 	}
 	r.mu.Lock()
+	if r.meta == nil {
+		r.meta = map[string]string{}
+	}
 	r.meta[key] = value
 	r.mu.Unlock()
 }
@@ -154,6 +166,9 @@ func (r *Recorder) Process(name string, sortIndex int) int {
 	defer r.mu.Unlock()
 	if pid, ok := r.byProc[name]; ok {
 		return pid
+	}
+	if r.byProc == nil {
+		r.byProc = map[string]int{}
 	}
 	r.procs = append(r.procs, process{name: name, sort: sortIndex})
 	pid := len(r.procs)
@@ -175,6 +190,9 @@ func (r *Recorder) Thread(pid int, name string, sortIndex int) int {
 	defer r.mu.Unlock()
 	if tid, ok := r.byThr[k]; ok {
 		return tid
+	}
+	if r.byThr == nil {
+		r.byThr = map[threadKey]int{}
 	}
 	r.threads = append(r.threads, thread{pid: pid, name: name, sort: sortIndex})
 	tid := len(r.threads)

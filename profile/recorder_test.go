@@ -279,3 +279,46 @@ func TestFunctionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNilArguments (issue 12, defect 13): nil writers, readers and
+// contexts are errors or defaults, and a zero Recorder records; nothing
+// panics.
+func TestNilArguments(t *testing.T) {
+	r := goldenRecording()
+	if err := r.WriteSummary(nil); err == nil || !strings.Contains(err.Error(), "nil io.Writer") {
+		t.Errorf("WriteSummary(nil) = %v", err)
+	}
+	if err := r.WriteTrace(nil); err == nil || !strings.Contains(err.Error(), "nil io.Writer") {
+		t.Errorf("WriteTrace(nil) = %v", err)
+	}
+	var nr *Recorder
+	if err := nr.WriteSummary(nil); err == nil {
+		t.Errorf("(*Recorder)(nil).WriteSummary(nil) succeeded")
+	}
+	var buf bytes.Buffer
+	if err := nr.WriteSummary(&buf); err != nil || !strings.Contains(buf.String(), "No kernel or copy spans recorded") {
+		t.Errorf("(*Recorder)(nil).WriteSummary = %v, %q", err, buf.String())
+	}
+	if err := Validate(nil); err == nil {
+		t.Errorf("Validate(nil) succeeded")
+	}
+	var nilCtx context.Context // a variable, as a literal nil is flagged by vet tools
+	if FromContext(NewContext(nilCtx, r)) != r {
+		t.Errorf("NewContext(nil, r) does not carry r")
+	}
+	if FromContext(nilCtx) != nil {
+		t.Errorf("FromContext(nil) is not nil")
+	}
+	var z Recorder
+	z.SetMeta("k", "v")
+	pid := z.Process("cpu", 0)
+	tid := z.Thread(pid, "run 0", 0)
+	z.Span(pid, tid, "kernel", "k", 0, 1, &Kernel{Op: "Exp"}, nil)
+	if pid != 1 || tid != 1 {
+		t.Errorf("a zero Recorder gave pid %d tid %d, want 1 and 1", pid, tid)
+	}
+	buf.Reset()
+	if err := z.WriteTrace(&buf); err != nil || !strings.Contains(buf.String(), `"k":"v"`) {
+		t.Errorf("a zero Recorder's trace: %v\n%s", err, buf.String())
+	}
+}

@@ -3,6 +3,7 @@ package profile
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -24,7 +25,12 @@ import (
 // When the recording covers several runs, count and total are means per
 // run: per recorded call of fn for a Recorder from Function, else per span
 // of cat "run" (see Runs). Mean, share and rates do not depend on that.
+//
+// A nil w is an error; a nil Recorder writes the summary of no events.
 func (r *Recorder) WriteSummary(w io.Writer) error {
+	if w == nil {
+		return errors.New("profile: WriteSummary to a nil io.Writer")
+	}
 	s := r.snapshot()
 	perOp := map[string]*stat{}
 	perKernel := map[string]*stat{}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -35,7 +36,12 @@ const generator = "loom profile"
 //
 // WriteTrace may run while other goroutines record: it writes the events
 // recorded when it starts.
+//
+// A nil w is an error; a nil Recorder writes a trace of no events.
 func (r *Recorder) WriteTrace(w io.Writer) error {
+	if w == nil {
+		return errors.New("profile: WriteTrace to a nil io.Writer")
+	}
 	s := r.snapshot()
 	bw := bufio.NewWriter(w)
 	var b []byte

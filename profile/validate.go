@@ -57,6 +57,9 @@ import (
 //     thread_name or thread_sort_index, with an "args" object holding
 //     "name" (a string), "labels" (a string) or "sort_index" (an integer).
 func Validate(rd io.Reader) error {
+	if rd == nil {
+		return errors.New("profile: Validate of a nil io.Reader")
+	}
 	dec := json.NewDecoder(rd)
 	dec.UseNumber()
 	var top any

@@ -364,7 +364,7 @@ func supportNodes(t *testing.T) []*graph.Node {
 				case ops.OpPad:
 					ns = append(ns, ops.Apply(d.Op, ops.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
 				case ops.OpCustomGrad:
-					ns = append(ns, ops.Apply(d.Op, ops.CustomAttr{ID: 1, Name: "id"}, x))
+					ns = append(ns, ops.Apply(d.Op, ops.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
 				default:
 					t.Errorf("no test node for movement op %s", d.Name)
 				}
