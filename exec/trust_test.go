@@ -507,3 +507,25 @@ func TestCheckNumericsMasking(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyMatMulOfHugeBatch: a MatMul whose result has no elements but
+// 1<<40 batch entries ([1<<40,0,3] x [1<<40,3,0] -> [1<<40,0,0]) has no
+// bytes anywhere; lowering it allocated two offsets per batch entry
+// (16 TiB) and died. It compiles and runs to an empty result.
+func TestEmptyMatMulOfHugeBatch(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	a := g.Input("a", tensor.Float32, 1<<40, 0, 3)
+	b := g.Input("b", tensor.Float32, 1<<40, 3, 0)
+	p, err := exec.Compile(be, []*graph.Node{ops.MatMul(a, b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	av, _ := tensor.Make(tensor.Float32, 1<<40, 0, 3)
+	bv, _ := tensor.Make(tensor.Float32, 1<<40, 3, 0)
+	out, err := p.Run(context.Background(), exec.Feeds{a: av, b: bv})
+	if err != nil || out[0].Type() != "f32[1099511627776,0,0]" {
+		t.Fatalf("Run = %v, %v", out, err)
+	}
+}

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/loomgraph/loom/tensor"
@@ -343,26 +342,10 @@ func checkType(dt tensor.DType, s tensor.Shape) *typeError {
 			return &typeError{ErrShape, fmt.Sprintf("dimension %d of shape %v is negative", i, s)}
 		}
 	}
-	if _, ok := byteSize(dt, s); !ok {
+	if _, err := tensor.ByteSize(dt, s); err != nil {
 		return &typeError{ErrShape, fmt.Sprintf("%s is too large: its byte size overflows an int", tensor.TypeString(dt, s))}
 	}
 	return nil
-}
-
-// byteSize returns the product of s's non-zero dimensions times dt's size,
-// and false if it overflows an int (or a dimension is negative).
-func byteSize(dt tensor.DType, s tensor.Shape) (int, bool) {
-	n := dt.Size()
-	for _, d := range s {
-		if d == 0 {
-			continue
-		}
-		if d < 0 || n > math.MaxInt/d {
-			return 0, false
-		}
-		n *= d
-	}
-	return n, true
 }
 
 func (g *Graph) leafName(op, name string) *Node {

@@ -68,13 +68,20 @@ func isMatMul(n *graph.Node) bool {
 // MatMul node in row-major order of the result's batch dimensions, the
 // element offsets of the operands' matrices: batch dimensions where an
 // operand has size 1 (or that it lacks) broadcast, offset 0. It returns
-// nil slices for a node that is not a valid MatMul (nil included). The
-// slices have one entry per product, so the caller bounds the batch size.
+// nil slices for a node that is not a valid MatMul (nil included), and
+// empty ones when the result has no elements. Otherwise the slices have
+// one entry per product, and there are at most as many products as result
+// elements.
 func MatMulBatchOffsets(n *graph.Node) (aOff, bOff []int) {
 	if !isMatMul(n) {
 		return nil, nil
 	}
 	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
+	if out.Size() == 0 {
+		// Nothing to compute: no products, however many batch entries
+		// (a [1<<40,0,3] result has no bytes but 1<<40 empty products).
+		return []int{}, []int{}
+	}
 	batch := out[:len(out)-2]
 	nb := batch.Size()
 	aOff, bOff = make([]int, nb), make([]int, nb)

@@ -104,17 +104,29 @@ func SetMemoryLimit(n int64) int64 {
 }
 
 // ByteSize returns the bytes a tensor of dtype dt and shape s occupies, or
-// an error wrapping ErrTooLarge when that overflows an int (the shape is
-// checked with Validate first).
+// an error wrapping ErrTooLarge when the product of the non-zero
+// dimensions times the element size overflows an int (so that byte
+// strides and offsets cannot overflow, even for an empty tensor, whatever
+// the order of the dimensions), or the error of s.Validate.
 func ByteSize(dt DType, s Shape) (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
 	}
-	n, es := s.Size(), dt.Size()
-	if es > 0 && n > math.MaxInt/es {
-		return 0, fmt.Errorf("%s: %w: %d elements of %d bytes overflow an int", TypeString(dt, s), ErrTooLarge, n, es)
+	n, zero := dt.Size(), false
+	for _, d := range s {
+		switch {
+		case d == 0:
+			zero = true
+		case n > math.MaxInt/d:
+			return 0, fmt.Errorf("%s: %w: its byte size overflows an int", TypeString(dt, s), ErrTooLarge)
+		default:
+			n *= d
+		}
 	}
-	return n * es, nil
+	if zero {
+		return 0, nil
+	}
+	return n, nil
 }
 
 // checkAlloc returns the byte size of a new tensor of dtype dt and shape s,

@@ -29,9 +29,13 @@ func TestHugeTensorsAreErrors(t *testing.T) {
 			t.Errorf("FromFloat64s(f32, [%d]): err = %v, want ErrTooLarge", n, err)
 		}
 	}
-	// f64[1<<61] has a valid shape but 2^64 bytes.
+	// f64[1<<61] has a valid shape but 2^64 bytes; so has the empty
+	// f64[0,1<<61], whose first byte stride is 2^64.
 	if _, err := ByteSize(Float64, Shape{1 << 61}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ByteSize(f64[1<<61]): err = %v, want ErrTooLarge", err)
+	}
+	if _, err := ByteSize(Float64, Shape{0, 1 << 61}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ByteSize(f64[0,1<<61]): err = %v, want ErrTooLarge", err)
 	}
 	if _, err := FromBytes(Float64, nil, 1<<61); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("FromBytes(f64[1<<61]): err = %v, want ErrTooLarge", err)
