@@ -20,8 +20,8 @@ import (
 	"os"
 
 	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/exec"
-	_ "github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/profile"
@@ -34,18 +34,38 @@ type config struct {
 }
 
 func main() {
-	var c config
-	flag.IntVar(&c.batch, "batch", 64, "batch size")
-	flag.IntVar(&c.hidden, "hidden", 256, "hidden units")
-	flag.IntVar(&c.warmup, "warmup", 3, "unrecorded warm-up steps")
-	flag.IntVar(&c.steps, "steps", 5, "recorded steps")
-	flag.StringVar(&c.out, "out", "trace.json", "where to write the trace")
-	flag.StringVar(&c.device, "device", "cpu", "device")
-	flag.Parse()
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		os.Exit(2)
+	}
 	if err := run(os.Stdout, c); err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.batch, "batch", 64, "batch size")
+	fs.IntVar(&c.hidden, "hidden", 256, "hidden units")
+	fs.IntVar(&c.warmup, "warmup", 3, "unrecorded warm-up steps")
+	fs.IntVar(&c.steps, "steps", 5, "recorded steps")
+	fs.StringVar(&c.out, "out", "trace.json", "where to write the trace")
+	fs.StringVar(&c.device, "device", "", device.Usage)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return c, nil
 }
 
 func randTensor(r *rand.Rand, scale float64, shape ...int) *tensor.Tensor {
@@ -82,7 +102,7 @@ func run(w io.Writer, c config) error {
 	if err := g.Err(); err != nil {
 		return err
 	}
-	be, err := exec.Open(c.device)
+	be, err := device.Open(c.device)
 	if err != nil {
 		return err
 	}
