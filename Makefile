@@ -60,15 +60,15 @@ generate:
 # generators run in a scratch copy of the module (the library's go.mod and
 # internal/), so the working tree is never touched.
 check-generated:
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	git ls-files -co --exclude-standard go.mod go.sum internal | while read -r f; do [ ! -f "$$f" ] || echo "$$f"; done \
-	  | tar -cf - -T - | tar -xf - -C "$$tmp" && \
-	(cd "$$tmp" && $(GO) generate ./internal/...) && \
-	stale=0 && for f in $$(cd "$$tmp" && find internal -type f | sort); do \
+	  | tar -cf - -T - | tar -xf - -C "$$tmp"; \
+	(cd "$$tmp" && $(GO) generate ./internal/...); \
+	stale=0; for f in $$(cd "$$tmp" && find internal -type f | sort); do \
 	  if ! cmp -s "$$tmp/$$f" "$$f"; then \
 	    echo "check-generated: $$f is stale: run make generate"; diff -u "$$f" "$$tmp/$$f" | head -20; stale=1; \
 	  fi; \
-	done && \
+	done; \
 	if [ $$stale = 1 ]; then exit 1; fi; echo "check-generated: internal/ generated files are fresh"
 
 staticcheck:
