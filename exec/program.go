@@ -430,7 +430,8 @@ func (p *Program) readSlot(i int) (*tensor.Tensor, error) {
 	return convertTensor(t, s.node.DType()), nil
 }
 
-// Write sets variable w's value to a copy of t, which must have w's type.
+// Write sets variable w's value to a copy of t, which must have w's type
+// (else the error, "bad value", wraps ErrFeed).
 func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
 	if err := p.enter("Write"); err != nil {
 		return err
@@ -441,7 +442,7 @@ func (p *Program) Write(w *graph.Node, t *tensor.Tensor) error {
 		return fmt.Errorf("exec: Write(%s): %w: not a Variable of this program", w, graph.ErrInvalid)
 	}
 	if t == nil || t.DType() != w.DType() || !t.Shape().Equal(w.Shape()) {
-		return fmt.Errorf("exec: Write(%q %s): %w: got %s", w.Name(), w.Type(), ErrFeed, t.Type())
+		return fmt.Errorf("exec: Write(%q %s): %w: got %s", w.Name(), w.Type(), errBadValue, t.Type())
 	}
 	t = convertTensor(t, p.slots[i].dtype)
 	p.store.mu.Lock()
@@ -551,3 +552,13 @@ func (s Stats) String() string {
 	return fmt.Sprintf("%d graph nodes, %d needed, %d after optimisation; %d kernels (%d fused: %v), %d copies, %d views, %d in place; arena %d bytes, peak %d bytes",
 		s.GraphNodes, s.NodesBefore, s.NodesAfter, s.Kernels, len(s.FusedGroups), s.FusedGroups, s.Copies, s.Views, s.InPlace, s.ArenaBytes, s.PeakBytes)
 }
+
+// errBadValue is Write's error for a value of the wrong type: its message
+// says "bad value" (Write takes a value, not a feed), and it is ErrFeed
+// for errors.Is, as it always was.
+var errBadValue error = badValue{}
+
+type badValue struct{}
+
+func (badValue) Error() string { return "bad value" }
+func (badValue) Unwrap() error { return ErrFeed }

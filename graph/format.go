@@ -9,9 +9,10 @@ import (
 
 // Format prints a graph one node per line, in ID order:
 //
-//	%0 = Input "x" f32[2,3]                          model.go:12
-//	%2 = Add(%0, %1) f32[2,3]                        model.go:14
-//	%3 = Sum(%2) axes=[1] f32[2]                     model.go:15
+//	%0 = Input "x" f32[2,3]                         model.go:12
+//	%1 = Const f32[] {1}                            model.go:13
+//	%2 = Add(%0, %1) f32[2,3]                       model.go:14
+//	%3 = Sum(%2) axes=[1] f32[2]                    model.go:15
 func Format(g *Graph) string {
 	if g == nil {
 		return "<nil graph>\n"

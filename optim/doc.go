@@ -8,7 +8,7 @@
 // rest of the program and the state lives there too, as Variables:
 //
 //	opt := optim.Adam{LR: 1e-3}
-//	updates, err := opt.Minimize(loss, params...)
+//	updates, err := optim.Minimize(opt, loss, params...)
 //	step, err := exec.Compile(be, []*graph.Node{loss}, updates...)
 //
 // The conventions are PyTorch's (SGD with momentum: v <- mu v + g,

@@ -230,13 +230,13 @@ func (v *validator) event(i int, raw any) {
 	for _, k := range []string{"name", "cat"} {
 		if x, ok := e[k]; ok {
 			if _, ok := x.(string); !ok {
-				v.add(i, "%s is a %s, not a string", k, jsonType(x))
+				v.add(i, "%s is %s, not a string", k, aJSONType(x))
 			}
 		}
 	}
 	if x, ok := e["args"]; ok {
 		if _, ok := x.(map[string]any); !ok {
-			v.add(i, "args is a %s, not an object", jsonType(x))
+			v.add(i, "args is %s, not an object", aJSONType(x))
 		}
 	}
 
@@ -331,7 +331,7 @@ func (v *validator) id(i int, e map[string]any, key string, required bool) (uint
 	}
 	n, ok := x.(json.Number)
 	if !ok {
-		v.add(i, "%s is a %s, not a number", key, jsonType(x))
+		v.add(i, "%s is %s, not a number", key, aJSONType(x))
 		return 0, false
 	}
 	u, err := strconv.ParseUint(string(n), 10, 32)
@@ -360,7 +360,7 @@ func (v *validator) time(i int, e map[string]any, key string, required bool) (in
 	}
 	n, ok := x.(json.Number)
 	if !ok {
-		v.add(i, "%s is a %s, not a number", key, jsonType(x))
+		v.add(i, "%s is %s, not a number", key, aJSONType(x))
 		return 0, false
 	}
 	ns, err := nanos(n)
@@ -445,7 +445,7 @@ func (v *validator) counter(i int, e map[string]any) {
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		n, ok := args[k].(json.Number)
 		if !ok {
-			v.add(i, "counter value %q is a %s, not a number", k, jsonType(args[k]))
+			v.add(i, "counter value %q is %s, not a number", k, aJSONType(args[k]))
 			continue
 		}
 		if f, err := n.Float64(); err != nil || math.IsInf(f, 0) {
@@ -522,7 +522,7 @@ func (v *validator) metadata(i int, e map[string]any, pid uint32, th threadID, p
 		v.add(i, "%s has no args.%s", name, want.key)
 		return
 	case want.string && !isString:
-		v.add(i, "%s args.%s is a %s, not a string", name, want.key, jsonType(x))
+		v.add(i, "%s args.%s is %s, not a string", name, want.key, aJSONType(x))
 		return
 	case !want.string:
 		n, isNumber := x.(json.Number)
@@ -682,4 +682,17 @@ func jsonType(x any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", x)
+}
+
+// aJSONType is jsonType with its article, for "x is an array": "null",
+// "a number", "an object".
+func aJSONType(x any) string {
+	switch t := jsonType(x); t {
+	case "null":
+		return t
+	case "array", "object":
+		return "an " + t
+	default:
+		return "a " + t
+	}
 }

@@ -95,7 +95,7 @@ var invalidTraces = []struct{ name, trace, want string }{
 	{"unknown ph", events(`{"name":"a","ph":"Z","pid":1,"tid":1,"ts":0}`), `event 3: unknown ph "Z"`},
 	{"ph not a string", events(`{"ph":88,"pid":1,"tid":1,"ts":0}`), `event 3: unknown ph 88`},
 	{"name not a string", events(`{"name":5,"ph":"X","pid":1,"tid":1,"ts":0,"dur":1}`), "event 3: name is a number, not a string"},
-	{"args not an object", events(`{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"args":[1]}`), "event 3: args is a array, not an object"},
+	{"args not an object", events(`{"name":"a","ph":"X","pid":1,"tid":1,"ts":0,"dur":1,"args":[1]}`), "event 3: args is an array, not an object"},
 	{"missing pid", events(`{"name":"a","ph":"X","tid":1,"ts":0,"dur":1}`), "event 3: missing pid"},
 	{"negative pid", events(`{"name":"a","ph":"X","pid":-1,"tid":1,"ts":0,"dur":1}`), "event 3: pid -1 is negative"},
 	{"fractional pid", events(`{"name":"a","ph":"X","pid":1.5,"tid":1,"ts":0,"dur":1}`), "event 3: pid 1.5 is not an integer"},

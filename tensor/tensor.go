@@ -205,7 +205,7 @@ func Values[T Elem](t *Tensor) ([]T, error) {
 		return nil, errors.New("tensor: Values of a nil tensor")
 	}
 	if want := DTypeOf[T](); want != t.dtype {
-		return nil, fmt.Errorf("%w: Values[%v] of a %v tensor", ErrDType, want, t.dtype)
+		return nil, fmt.Errorf("%w: Values[%v] of a tensor of dtype %v", ErrDType, want, t.dtype)
 	}
 	return View[T](t.data), nil
 }

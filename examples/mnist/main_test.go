@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -128,4 +129,27 @@ func keys[V any](m map[string]V) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// TestDeviceFlag: -device defaults to "" (exec.Default, which honours
+// $LOOM_DEVICE), and "cuda" is linked in: without a GPU it fails as an
+// unavailable device, never as a backend missing from the program.
+func TestDeviceFlag(t *testing.T) {
+	needData(t)
+	c, err := parseFlags([]string{"-hidden", "8", "-batch", "50", "-epochs", "1", "-limit", "100", "-out", ""}, io.Discard)
+	if err != nil || c.device != "" {
+		t.Fatalf("flags: %+v, %v; want device \"\"", c, err)
+	}
+	c.evalLimit = 100
+	t.Setenv("LOOM_DEVICE", "nosuchdevice")
+	if _, err := train(io.Discard, c); err == nil || !strings.Contains(err.Error(), "nosuchdevice") {
+		t.Errorf("LOOM_DEVICE=nosuchdevice: %v, want an error naming it", err)
+	}
+	c.device = "cuda"
+	if _, err := train(io.Discard, c); err != nil && strings.Contains(err.Error(), "not linked") {
+		t.Errorf("-device cuda: %v", err)
+	}
+	if _, err := parseFlags([]string{"-hidden", "8,x"}, io.Discard); err == nil || !strings.Contains(err.Error(), `bad -hidden "8,x"`) {
+		t.Errorf("-hidden 8,x: %v", err)
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
 	_ "github.com/loomgraph/loom/exec/cpu"
+	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/profile"
@@ -34,18 +35,38 @@ type config struct {
 }
 
 func main() {
-	var c config
-	flag.IntVar(&c.batch, "batch", 64, "batch size")
-	flag.IntVar(&c.hidden, "hidden", 256, "hidden units")
-	flag.IntVar(&c.warmup, "warmup", 3, "unrecorded warm-up steps")
-	flag.IntVar(&c.steps, "steps", 5, "recorded steps")
-	flag.StringVar(&c.out, "out", "trace.json", "where to write the trace")
-	flag.StringVar(&c.device, "device", "cpu", "device")
-	flag.Parse()
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		os.Exit(2)
+	}
 	if err := run(os.Stdout, c); err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.batch, "batch", 64, "batch size")
+	fs.IntVar(&c.hidden, "hidden", 256, "hidden units")
+	fs.IntVar(&c.warmup, "warmup", 3, "unrecorded warm-up steps")
+	fs.IntVar(&c.steps, "steps", 5, "recorded steps")
+	fs.StringVar(&c.out, "out", "trace.json", "where to write the trace")
+	fs.StringVar(&c.device, "device", "", deviceUsage)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return c, nil
 }
 
 func randTensor(r *rand.Rand, scale float64, shape ...int) *tensor.Tensor {
@@ -82,7 +103,7 @@ func run(w io.Writer, c config) error {
 	if err := g.Err(); err != nil {
 		return err
 	}
-	be, err := exec.Open(c.device)
+	be, err := openDevice(c.device)
 	if err != nil {
 		return err
 	}
@@ -133,4 +154,15 @@ func run(w io.Writer, c config) error {
 	}
 	fmt.Fprintf(w, "\ntrace of %d steps written to %s: open it in https://ui.perfetto.dev or chrome://tracing\n", c.steps, c.out)
 	return nil
+}
+
+const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
+
+// openDevice opens the device -device names, or exec.Default() when it is
+// empty.
+func openDevice(name string) (exec.Backend, error) {
+	if name == "" {
+		return exec.Default()
+	}
+	return exec.Open(name)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,5 +31,24 @@ func TestProfile(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestDeviceFlag: -device defaults to "" (exec.Default, which honours
+// $LOOM_DEVICE), and "cuda" is linked in: without a GPU it fails as an
+// unavailable device, never as a backend missing from the program.
+func TestDeviceFlag(t *testing.T) {
+	c, err := parseFlags([]string{"-batch", "2", "-hidden", "4", "-warmup", "0", "-steps", "1"}, io.Discard)
+	if err != nil || c.device != "" {
+		t.Fatalf("defaults: %+v, %v; want device \"\"", c, err)
+	}
+	c.out = filepath.Join(t.TempDir(), "trace.json")
+	t.Setenv("LOOM_DEVICE", "nosuchdevice")
+	if err := run(io.Discard, c); err == nil || !strings.Contains(err.Error(), "nosuchdevice") {
+		t.Errorf("LOOM_DEVICE=nosuchdevice: %v, want an error naming it", err)
+	}
+	c.device = "cuda"
+	if err := run(io.Discard, c); err != nil && strings.Contains(err.Error(), "not linked") {
+		t.Errorf("-device cuda: %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
 	_ "github.com/loomgraph/loom/exec/cpu"
+	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -27,22 +28,42 @@ type config struct {
 	points, hidden, steps int
 	lr                    float64
 	seed                  uint64
-	device                string
+	device                string // "": exec.Default()
 }
 
 func main() {
-	var c config
-	flag.IntVar(&c.points, "points", 512, "points per spiral")
-	flag.IntVar(&c.hidden, "hidden", 64, "hidden units per layer")
-	flag.IntVar(&c.steps, "steps", 1500, "full-batch gradient steps")
-	flag.Float64Var(&c.lr, "lr", 1, "learning rate")
-	flag.Uint64Var(&c.seed, "seed", 1, "random seed")
-	flag.StringVar(&c.device, "device", "cpu", "device to train on")
-	flag.Parse()
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spirals:", err)
+		os.Exit(2)
+	}
 	if _, err := train(os.Stdout, c); err != nil {
 		fmt.Fprintln(os.Stderr, "spirals:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("spirals", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.points, "points", 512, "points per spiral")
+	fs.IntVar(&c.hidden, "hidden", 64, "hidden units per layer")
+	fs.IntVar(&c.steps, "steps", 1500, "full-batch gradient steps")
+	fs.Float64Var(&c.lr, "lr", 1, "learning rate")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fs.StringVar(&c.device, "device", "", deviceUsage)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return c, nil
 }
 
 // spirals returns 2n points on two interleaved spirals and one-hot labels.
@@ -99,7 +120,7 @@ func train(out io.Writer, c config) (accuracy float64, err error) {
 		return 0, err
 	}
 
-	be, err := exec.Open(c.device)
+	be, err := openDevice(c.device)
 	if err != nil {
 		return 0, err
 	}
@@ -133,4 +154,15 @@ func train(out io.Writer, c config) (accuracy float64, err error) {
 	fmt.Fprintf(out, "%d steps in %v (%.0f µs per step)\n", c.steps+1, el.Round(time.Millisecond), float64(el.Microseconds())/float64(c.steps+1))
 	fmt.Fprintf(out, "final accuracy: %.4f\n", accuracy)
 	return accuracy, nil
+}
+
+const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
+
+// openDevice opens the device -device names, or exec.Default() when it is
+// empty.
+func openDevice(name string) (exec.Backend, error) {
+	if name == "" {
+		return exec.Default()
+	}
+	return exec.Open(name)
 }

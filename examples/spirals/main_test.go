@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,24 @@ func TestTrainSmall(t *testing.T) {
 	fmt.Sscanf(strings.Fields(last)[3], "%g", &l1)
 	if !(l1 < l0/2) {
 		t.Errorf("loss went from %g to %g; want it at least halved", l0, l1)
+	}
+}
+
+// TestDeviceFlag: -device defaults to "" (exec.Default, which honours
+// $LOOM_DEVICE), and "cuda" is linked in: without a GPU it fails as an
+// unavailable device, never as a backend missing from the program.
+func TestDeviceFlag(t *testing.T) {
+	c, err := parseFlags(nil, io.Discard)
+	if err != nil || c.device != "" {
+		t.Fatalf("defaults: %+v, %v; want device \"\"", c, err)
+	}
+	c.points, c.hidden, c.steps = 8, 4, 2
+	t.Setenv("LOOM_DEVICE", "nosuchdevice")
+	if _, err := train(io.Discard, c); err == nil || !strings.Contains(err.Error(), "nosuchdevice") {
+		t.Errorf("LOOM_DEVICE=nosuchdevice: %v, want an error naming it", err)
+	}
+	c.device = "cuda"
+	if _, err := train(io.Discard, c); err != nil && strings.Contains(err.Error(), "not linked") {
+		t.Errorf("-device cuda: %v", err)
 	}
 }

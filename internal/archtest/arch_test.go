@@ -115,7 +115,7 @@ func TestImportRule(t *testing.T) {
 		}
 		rule, ok := ruleFor(pkg)
 		if !ok {
-			t.Errorf("package %s has no import rule: add it to rules (and to DESIGN.md)", pkg)
+			t.Errorf("package %s has no import rule: add it to rules (and to docs/ARCHITECTURE.md)", pkg)
 			continue
 		}
 		for imp := range imports[pkg] {

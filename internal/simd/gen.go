@@ -1,9 +1,10 @@
 //go:build ignore
 
 // gen writes the assembly kernels of package simd and their Go
-// declarations:
+// declarations. Run it with `go generate` in internal/simd (the directive
+// is in simd.go; it runs `go run gen.go`):
 //
-//	go run gen.go
+//	go generate ./internal/...
 //
 // It writes simd_amd64.s (every kernel, AVX2+FMA and AVX-512), kernels.go
 // (the kernel table and the exported API, built everywhere) and

@@ -30,6 +30,8 @@
 // last place of the correctly rounded result.
 package simd
 
+//go:generate go run gen.go
+
 import (
 	"os"
 	"strings"

@@ -4,7 +4,7 @@
 // a GPU (slowly: kernels run on the host):
 //
 //	eval "$(go run ./exec/cuda/internal/cufake/cmd/cufake /tmp/loom-cufake)"
-//	go run ./examples/mnist -device cuda -limit 6400 -epochs 1
+//	go -C examples run ./mnist -device cuda -limit 6400 -epochs 1
 package main
 
 import (
