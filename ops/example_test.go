@@ -12,8 +12,8 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-// run computes outs on the CPU.
-func run(outs []*graph.Node, feeds exec.Feeds) ([]*tensor.Tensor, error) {
+// compute computes outs on the CPU (what an Example shows a reader).
+func compute(outs []*graph.Node, feeds exec.Feeds) ([]*tensor.Tensor, error) {
 	be, err := exec.Open("cpu")
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func ExampleAdd() {
 	outer := ops.Mul(col, row)
 	shifted := ops.Add(outer, ops.Scalar(outer, 0.5))
 	fmt.Println(outer.Type(), shifted.Type())
-	out, err := run([]*graph.Node{shifted}, nil)
+	out, err := compute([]*graph.Node{shifted}, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
