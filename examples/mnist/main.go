@@ -327,14 +327,8 @@ func train(w io.Writer, c config) (*result, error) {
 		fmt.Fprintf(w, "wrote %s (one profiled training step: open it in https://ui.perfetto.dev) and %s (the loss curve)\n", tracePath, plotPath)
 	}
 	if c.save != "" {
-		f, err := os.Create(c.save)
-		if err != nil {
-			return nil, err
-		}
-		err = step.SaveVariables(f, map[string]string{"model": "mlp " + strings.Join(names, "-"), "test_accuracy": fmt.Sprintf("%.4f", res.accuracy)})
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		// Atomic: a failed save leaves an earlier checkpoint at c.save whole.
+		err := step.SaveVariablesFile(c.save, map[string]string{"model": "mlp " + strings.Join(names, "-"), "test_accuracy": fmt.Sprintf("%.4f", res.accuracy)})
 		if err != nil {
 			return nil, err
 		}
