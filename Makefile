@@ -13,7 +13,7 @@ MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -
              | grep -v /testdata/ | xargs -n1 dirname | sort -u)
 
 .PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers \
-        bench-smoke generate check-generated gpu-test
+        bench-smoke generate check-generated gpu-test tune
 
 # The examples are a nested module (examples/go.mod); the demo writes
 # trace.json and loss.png here, at the repository root.
@@ -82,6 +82,11 @@ check: fmt vet staticcheck test
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./exec/... | tee bench.out
 
+# GEMM tuning benchmarks (see "Tuning" in internal/gemm's package doc);
+# compare the candidates with: benchstat -col /kernel tune.out
+tune:
+	$(GO) test -run '^$$' -bench '^BenchmarkTune' -count 10 ./internal/gemm | tee tune.out
+
 # Run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s
 fuzz:
@@ -92,7 +97,7 @@ fuzz:
 	done
 
 clean:
-	rm -f bench.out trace.json loss.png
+	rm -f bench.out tune.out trace.json loss.png
 
 # Check that Chrome DevTools' trace parser ingests a loom trace (needs node
 # and npm; installs @paulirish/trace_engine into scripts/check-trace).
