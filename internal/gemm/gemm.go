@@ -34,9 +34,11 @@ func (p *Plan32) Run(t int, alpha float32, a []float32, lda int, b []float32, ld
 
 // RunUntil is Run that stops early once done is closed: it checks done
 // between blocks of bounded work (a packed block of A against a panel of
-// B, about a million multiply-adds or a few ms at worst) and reports
-// whether the task ran to the end. When it did not, C's block holds
-// partial results. A nil done is never closed (Run).
+// B: at most mc·kc·nc multiply-adds, a few ms; about a million in the
+// matrix-vector paths and per million elements of C when only scaling)
+// and reports whether the task ran to the end. When it did not, C's block
+// holds partial results. A nil done is never closed (Run). Results are
+// bit-identical to Run's.
 func (p *Plan32) RunUntil(done <-chan struct{}, t int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ws []float32) bool {
 	return p.p.runUntil(done, t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
 }
