@@ -189,7 +189,7 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 			i := 0
 			for i+4 <= n {
 				if i > 0 && stopped != nil && stopped() {
-					break
+					return 0 // cut short
 				}
 				for e := min(i+checkElems, n); i+4 <= e; i += 4 {
 					s0 += A(x[i])
