@@ -198,7 +198,7 @@ func copyLoop(a *args) func() {
 	l := a.Loop(func(lo, hi, _ int) {
 		copy(a.Out()[lo:hi], a.In(0)[lo:hi])
 	})
-	return func() { l.Run(min(len(a.Out()), len(a.In(0))), 4*grainElems, 4*stepElems) }
+	return func() { l.Run(min(len(a.Out()), len(a.In(0))), 4*grainElems, copyStep) }
 }
 
 // guard wraps a parallel body so that a panic in a worker goroutine is
@@ -274,7 +274,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	done := ctx.Done()
 	in.done = done
 	obs := f.Observer
-	if isDone(done) {
+	if done != nil && isDone(done) {
 		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())
 	}
 	for i, run := range in.run {
@@ -294,7 +294,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			in.panicked = nil
 			panic(r)
 		}
-		if isDone(done) {
+		if done != nil && isDone(done) {
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())
 		}
 	}

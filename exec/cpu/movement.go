@@ -196,7 +196,7 @@ func prepareConcat(n *graph.Node) (*kernel, error) {
 				}
 			}
 		})
-		return func() { l.Run(outer*row, grainElems*es, stepElems*es) }
+		return func() { l.Run(outer*row, grainElems*es, copyStep) }
 	}}, nil
 }
 
@@ -247,7 +247,7 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 		})
 		zero := a.Loop(func(lo, hi, _ int) { clear(a.Out()[lo:hi]) })
 		return func() {
-			zero.Run(len(a.Out()), 4*grainElems, 4*stepElems)
+			zero.Run(len(a.Out()), 4*grainElems, copyStep)
 			if size > 0 && !a.Stopped() {
 				l.Run(size, grainElems, stepElems)
 			}

@@ -93,7 +93,11 @@ func (p *pool) For(n, grain, step int, wg *sync.WaitGroup, tr *tracer, done <-ch
 	}
 	k := p.parts(n, grain)
 	if k <= 1 {
-		if n > 0 {
+		switch {
+		case n <= 0:
+		case done == nil && forcedStep == 0:
+			fn(0, n, 0) // no call of runPart: small loops of short Runs
+		default:
 			runPart(fn, 0, n, 0, step, done)
 		}
 		return
@@ -156,6 +160,12 @@ const (
 	// stepElems is the sub-range of elementwise and movement loops: 128K
 	// elements (about 40 µs of a cheap op, 4 ms of a Pow).
 	stepElems = 1 << 17
+	// copyStep is the sub-range, in bytes, of loops that copy or clear
+	// memory (copies, Concat, Pad's zeroing): 32 MB, about 3 ms, so that
+	// memmove and memclr keep their non-temporal stores for large sizes
+	// (from 1 MB and 32 MB up: 512 KB pieces made a large Concat 20%
+	// slower).
+	copyStep = 1 << 25
 	// checkElems is how many elements a serial loop (a long reduction, a
 	// strided softmax line, an ArgMax scan) handles between checks;
 	// splitting these loops does not change their arithmetic.
