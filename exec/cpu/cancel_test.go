@@ -90,6 +90,10 @@ const (
 	perStep = 1 << 18
 	perLoop = 1 << 17
 	perSIMD = 1 << 23
+	// Copying and clearing loops (work in bytes) step by 32 MB, a few ms;
+	// the cases with this spacing run with steps of 1 MB so that their
+	// 16 MB operands show their checks.
+	perCopy = 1 << 21
 )
 
 func checkCases() []checkCase {
@@ -184,18 +188,22 @@ func checkCases() []checkCase {
 		{"Slice", "Slice", n, perStep, nil, shaped(func(x *graph.Node) *graph.Node {
 			return ops.Slice(x, ops.RS(0, ops.End, 1), ops.RS(0, ops.End, 2))
 		}, 1<<11, 1<<12)},
-		{"Concat axis 0", "Concat", n, perStep, nil, func(t testing.TB, g *graph.Graph) (*graph.Node, exec.Feeds) {
+		{"Concat axis 0", "Concat", 4 * n, perCopy, nil, func(t testing.TB, g *graph.Graph) (*graph.Node, exec.Feeds) {
 			x, y := g.Input("x", tensor.Float32, n/2), g.Input("y", tensor.Float32, n/2)
 			return ops.Concat(0, x, y), exec.Feeds{x: ramp(t, n/2), y: ramp(t, n/2)}
 		}},
-		{"Concat axis 1", "Concat", n, perStep, nil, func(t testing.TB, g *graph.Graph) (*graph.Node, exec.Feeds) {
+		{"Concat axis 1", "Concat", 4 * n, perCopy, nil, func(t testing.TB, g *graph.Graph) (*graph.Node, exec.Feeds) {
 			x, y := g.Input("x", tensor.Float32, 1<<11, 1<<9), g.Input("y", tensor.Float32, 1<<11, 3<<9)
 			return ops.Concat(1, x, y), exec.Feeds{x: ramp(t, 1<<11, 1<<9), y: ramp(t, 1<<11, 3<<9)}
 		}},
-		{"Pad", "Pad", 3 * n, perStep, nil, shaped(func(x *graph.Node) *graph.Node {
+		// the zeroing of 12n bytes, then the scatter of n elements
+		{"Pad", "Pad", 12 * n, perCopy, nil, shaped(func(x *graph.Node) *graph.Node {
 			return ops.Pad(x, ops.PadWidth{Low: n / 2, High: n / 2, Interior: 1})
 		}, n)},
-		{"copy of an input", "copy", 16 * n, 1 << 20, nil, shaped(func(x *graph.Node) *graph.Node { return x }, 4*n)},
+		{"Pad scatter", "Pad", n, perStep, nil, shaped(func(x *graph.Node) *graph.Node {
+			return ops.Pad(x, ops.PadWidth{Low: 1, High: 1})
+		}, n)},
+		{"copy of an input", "copy", 4 * 4 * n, perCopy, nil, shaped(func(x *graph.Node) *graph.Node { return x }, 4*n)},
 		// matrix products: many small ones (the tasks of a large one check
 		// between their blocks: internal/gemm's TestRunUntil)
 		{"MatMul batch", "MatMul", 4096 * 32 * 32 * 32, 1 << 21, nil, func(t testing.TB, g *graph.Graph) (*graph.Node, exec.Feeds) {
@@ -230,6 +238,9 @@ func TestCancelChecks(t *testing.T) {
 	})()
 	for _, c := range checkCases() {
 		t.Run(c.name, func(t *testing.T) {
+			if c.per == perCopy {
+				defer cpu.SetCopyStep(1 << 20)()
+			}
 			g := graph.New()
 			y, feeds := c.build(t, g)
 			p, err := exec.Compile(be, []*graph.Node{y}, c.opts...)

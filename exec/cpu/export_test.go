@@ -24,3 +24,10 @@ func SetLongRun(n int) (restore func()) {
 	longRun = n
 	return func() { longRun = old }
 }
+
+// SetCopyStep sets the sub-range, in bytes, of copying and clearing loops.
+func SetCopyStep(n int) (restore func()) {
+	old := copyStep
+	copyStep = n
+	return func() { copyStep = old }
+}

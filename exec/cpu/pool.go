@@ -160,12 +160,6 @@ const (
 	// stepElems is the sub-range of elementwise and movement loops: 128K
 	// elements (about 40 µs of a cheap op, 4 ms of a Pow).
 	stepElems = 1 << 17
-	// copyStep is the sub-range, in bytes, of loops that copy or clear
-	// memory (copies, Concat, Pad's zeroing): 32 MB, about 3 ms, so that
-	// memmove and memclr keep their non-temporal stores for large sizes
-	// (from 1 MB and 32 MB up: 512 KB pieces made a large Concat 20%
-	// slower).
-	copyStep = 1 << 25
 	// checkElems is how many elements a serial loop (a long reduction, a
 	// strided softmax line, an ArgMax scan) handles between checks;
 	// splitting these loops does not change their arithmetic.
@@ -179,6 +173,13 @@ const (
 // over the run, still independent of the thread count). A variable so
 // that tests can shrink it.
 var longRun = 1 << 22
+
+// copyStep is the sub-range, in bytes, of loops that copy or clear memory
+// (copies, Concat, Pad's zeroing): 32 MB, about 3 ms, so that memmove and
+// memclr keep their non-temporal stores for large sizes (from 1 MB and
+// 32 MB up: 512 KB pieces made a large Concat 20% slower). A variable so
+// that tests can shrink it.
+var copyStep = 1 << 25
 
 // checkHook, when set (tests), is called by every check of a Run's done
 // channel, before the check: tests count the checks and cancel at one.
