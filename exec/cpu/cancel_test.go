@@ -26,7 +26,12 @@ import (
 // at the middle one and checks that the kernel stops there, and that the
 // results of a cancellable run are bit-identical to an uncancellable one.
 // TestCancelLongKernels (wall clock): kernels that would run for a second
-// or more stop within a bound of a cancel 100 ms in.
+// or more stop within a bound of a cancel 100 ms in (they ran to the end
+// before the checks). TestConformanceInSubRanges: every kernel is correct
+// when its loops run piece by piece. TestCancelKeepsVariables: a cancelled
+// Run leaves the variables and the program intact.
+// TestRunIntoCancellableAllocations: checking allocates nothing.
+// TestHugeArena: an arena too large for the machine is an error.
 
 var noFuse = []exec.Option{exec.DisablePasses("fuse")}
 
