@@ -196,3 +196,75 @@ func BenchmarkProfiler(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCancellable measures what checking for cancellation costs:
+// representative kernels run with context.Background() (no checks: Done()
+// is nil) and with a cancellable context that is never cancelled (the
+// stepped loops run in sub-ranges and every check is a non-blocking
+// receive). Compare with benchstat -col /ctx.
+func BenchmarkCancellable(b *testing.B) {
+	be, err := cpu.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	type prog struct {
+		name  string
+		p     *exec.Program
+		feeds exec.Feeds
+	}
+	var progs []prog
+	add := func(name string, y, x *graph.Node, opts ...exec.Option) {
+		p, err := exec.Compile(be, []*graph.Node{y}, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		progs = append(progs, prog{name, p, exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 2)}})
+	}
+	_, x, y := chain(1<<24, false)
+	add("chain16M-fused", y, x)
+	_, x, y = chain(1<<20, true)
+	add("chain1M-unfused", y, x, exec.DisablePasses("fuse"))
+	g := graph.New()
+	x = g.Input("x", tensor.Float32, 1<<12, 1<<12)
+	add("sum-all-16M", ops.Sum(x), x)
+	add("sum-rows-16M", ops.Sum(x, 1), x)
+	add("max-cols-16M", ops.Max(x, 0), x)
+	add("argmax-rows-16M", ops.ArgMax(x, 1), x)
+	add("softmax-rows-16M", ops.Softmax(x, 1), x, exec.DisablePasses("fuse"))
+	add("transpose-16M", ops.Transpose(x, 1, 0), x)
+	add("concat-16M", ops.Concat(0, x, x), x)
+	add("exp-16M", ops.Exp(x), x, exec.DisablePasses("fuse"))
+	m := g.Input("m", tensor.Float32, 1024, 1024)
+	add("matmul-1024", ops.MatMul(m, m), m)
+	mlp, mlpFeeds := mlpStep(b, be)
+	progs = append(progs, prog{"mlp", mlp, mlpFeeds})
+	for _, pr := range progs {
+		defer pr.p.Close()
+		for _, cancellable := range []bool{false, true} {
+			name := pr.name + "/ctx=background"
+			if cancellable {
+				name = pr.name + "/ctx=cancellable"
+			}
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				if cancellable {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer cancel()
+				}
+				out, err := pr.p.Run(ctx, pr.feeds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := pr.p.RunInto(ctx, pr.feeds, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

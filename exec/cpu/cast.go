@@ -66,7 +66,7 @@ func prepareCast(n *graph.Node) (*kernel, error) {
 		l := a.Loop(func(lo, hi, _ int) {
 			f(a.Out()[lo*ts:hi*ts], a.In(0)[lo*fs:hi*fs])
 		})
-		return func() { l.Run(size, grainElems) }
+		return func() { l.Run(size, grainElems, stepElems) }
 	}}, nil
 }
 

@@ -18,4 +18,17 @@
 // AVX-512/AVX2 micro-kernels and transposed operands read in place), and
 // fused groups of elementwise ops (ops.OpFused) on a chunk evaluator that
 // keeps intermediates in per-thread registers of 2048 elements.
+//
+// Cancellation: a Run checks its context before every step, and kernels
+// check it between pieces of bounded work (sub-ranges of their parallel
+// loops, blocks of long reductions and softmax rows, the packed blocks of
+// a matrix product: at most a few ms each), so that a Run returns soon
+// after its context is done, with an error wrapping ctx.Err() that names
+// the step. A check is a non-blocking receive on ctx.Done(): nothing is
+// allocated, and a context that cannot be cancelled (Done() == nil) costs
+// nothing. Rows of a reduction or softmax longer than 4M elements are
+// therefore reduced in blocks of 4M, their partial sums added in order
+// (deterministic, but rounded differently from one pass over the row).
+// One dot product of a matrix-vector MatMul is not split: it is bounded
+// by its length.
 package cpu

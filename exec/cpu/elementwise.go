@@ -170,7 +170,7 @@ func arith[T num](op graph.Op, bc *bcast) (*kernel, error) {
 				}
 			})
 		})
-		return func() { l.Run(bc.n, grainElems) }
+		return func() { l.Run(bc.n, grainElems, stepElems) }
 	}}, nil
 }
 
@@ -201,7 +201,7 @@ func compare[T ordered](op graph.Op, bc *bcast) *kernel {
 				f(d[p:p+m], x[o[0]:], bc.vec[0], y[o[1]:], bc.vec[1])
 			})
 		})
-		return func() { l.Run(bc.n, grainElems) }
+		return func() { l.Run(bc.n, grainElems, stepElems) }
 	}}
 }
 
@@ -224,7 +224,7 @@ func prepareLogic(n *graph.Node) (*kernel, error) {
 				}
 			})
 		})
-		return func() { l.Run(bc.n, grainElems) }
+		return func() { l.Run(bc.n, grainElems, stepElems) }
 	}}, nil
 }
 
@@ -260,7 +260,7 @@ func unary[T any](f func(d, a []T), n *graph.Node) (*kernel, error) {
 		l := a.Loop(func(lo, hi, _ int) {
 			f(as[T](a.Out())[lo:hi], as[T](a.In(0))[lo:hi])
 		})
-		return func() { l.Run(size, grainElems) }
+		return func() { l.Run(size, grainElems, stepElems) }
 	}}, nil
 }
 
@@ -289,12 +289,10 @@ func where[T uint8 | uint16 | uint32 | uint64](bc *bcast) *kernel {
 				selectRun(d[p:p+m], c[o[0]:], cs, x[o[1]:], xs, y[o[2]:], ys)
 			})
 		})
-		return func() { l.Run(bc.n, grainElems) }
+		return func() { l.Run(bc.n, grainElems, stepElems) }
 	}}
 }
 
 func prepareCopy(n *graph.Node) (*kernel, error) {
-	return &kernel{bind: func(a *args) func() {
-		return func() { copy(a.Out(), a.In(0)) }
-	}}, nil
+	return &kernel{bind: copyLoop}, nil
 }

@@ -50,8 +50,25 @@ type loop struct {
 	fn   func(lo, hi, part int)
 }
 
-// Run runs the loop over [0,n) in parts of at least grain iterations.
-func (l *loop) Run(n, grain int) { l.inst.exe.be.pool.For(n, grain, &l.inst.wg, l.inst.tr, l.fn) }
+// Run runs the loop over [0,n) in parts of at least grain iterations;
+// when the Run can be cancelled, each part runs in sub-ranges of at most
+// step iterations with a check between them (step 0: the body checks
+// itself, with Stopped). See pool.For.
+func (l *loop) Run(n, grain, step int) {
+	l.inst.exe.be.pool.For(n, grain, step, &l.inst.wg, l.inst.tr, l.inst.done, l.fn)
+}
+
+// Stopped reports whether the running Run's context is done: kernels whose
+// loops are long or uneven call it between pieces of bounded work and
+// return early when it is true (their output is then discarded: Run
+// fails). It costs a nil check when the context cannot be cancelled and a
+// non-blocking receive (a few ns) otherwise.
+func (a *args) Stopped() bool { return a.inst.done != nil && isDone(a.inst.done) }
+
+// Done is the running Run's ctx.Done() (nil when it cannot be cancelled),
+// for code outside this package that checks it (internal/gemm). Read it
+// when the kernel runs, not when it binds.
+func (a *args) Done() <-chan struct{} { return a.inst.done }
 
 // Threads is the most parts a For loop is split into.
 func (a *args) Threads() int { return a.inst.exe.be.threads }
@@ -73,6 +90,9 @@ type instance struct {
 	slots [][]byte
 	run   []func()
 	wg    sync.WaitGroup
+	// done is the running Run's ctx.Done(), nil when the context cannot be
+	// cancelled (and between runs).
+	done <-chan struct{}
 	// tr is set while a profiled Run executes (nil otherwise).
 	tr    *tracer
 	trBuf tracer
@@ -107,22 +127,34 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	return e, nil
 }
 
-func (e *executable) instance() *instance {
+func (e *executable) instance() (*instance, error) {
 	e.mu.Lock()
 	if n := len(e.free); n > 0 {
 		in := e.free[n-1]
 		e.free = e.free[:n-1]
 		e.mu.Unlock()
-		return in
+		return in, nil
 	}
 	e.mu.Unlock()
 	return e.newInstance()
 }
 
-func (e *executable) newInstance() *instance {
+// newInstance allocates an arena and binds every step to it. It fails,
+// leaving nothing behind, when the memory cannot be had.
+func (e *executable) newInstance() (in *instance, err error) {
 	p := e.plan
-	in := &instance{exe: e, slots: make([][]byte, len(p.Values)), run: make([]func(), len(p.Steps))}
-	in.arena = alignedBytes(int(p.ArenaBytes))
+	step := -1
+	defer func() {
+		// A bind allocates its per-instance buffers (scratch, registers,
+		// workspaces); turn a failure there into an error.
+		if r := recover(); r != nil {
+			in, err = nil, fmt.Errorf("cpu: binding the kernel of step %d (%s): %v", step, p.DescribeStep(step), r)
+		}
+	}()
+	in = &instance{exe: e, slots: make([][]byte, len(p.Values)), run: make([]func(), len(p.Steps))}
+	if in.arena, err = e.be.alignedBytes(p.ArenaBytes, "the arena"); err != nil {
+		return nil, err
+	}
 	for i, v := range p.Values {
 		switch v.Storage {
 		case exec.InArena:
@@ -137,23 +169,36 @@ func (e *executable) newInstance() *instance {
 		}
 	}
 	for i, s := range p.Steps {
+		step = i
 		if s.Kind == exec.AliasStep {
 			in.run[i] = func() {}
 			continue
 		}
 		if s.Kind == exec.CopyStep {
-			src, dst := s.In[0], s.Out
-			in.run[i] = func() { copy(in.slots[dst], in.slots[src]) }
+			a := &args{inst: in, in: s.In, out: s.Out}
+			in.run[i] = copyLoop(a)
 			continue
 		}
 		k := e.kernels[i]
 		a := &args{inst: in, node: s.Node, in: s.In, out: s.Out}
 		if k.scratch > 0 {
-			a.scratch = alignedBytes(k.scratch)
+			what := fmt.Sprintf("the scratch memory of step %d (%s)", i, p.DescribeStep(i))
+			if a.scratch, err = e.be.alignedBytes(int64(k.scratch), what); err != nil {
+				return nil, err
+			}
 		}
 		in.run[i] = k.bind(a)
 	}
-	return in
+	return in, nil
+}
+
+// copyLoop copies operand 0 to the output in parallel sub-ranges (a copy
+// step, or a kernel that is a copy), so that a long copy can be cancelled.
+func copyLoop(a *args) func() {
+	l := a.Loop(func(lo, hi, _ int) {
+		copy(a.Out()[lo:hi], a.In(0)[lo:hi])
+	})
+	return func() { l.Run(min(len(a.Out()), len(a.In(0))), 4*grainElems, copyStep) }
 }
 
 // guard wraps a parallel body so that a panic in a worker goroutine is
@@ -181,7 +226,10 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	if e.be.closed {
 		return fmt.Errorf("cpu: %w", exec.ErrClosed)
 	}
-	in := e.instance()
+	in, err := e.instance()
+	if err != nil {
+		return err
+	}
 	p := e.plan
 	for i, v := range p.Inputs {
 		in.slots[v] = f.Inputs[i].Bytes()
@@ -204,6 +252,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, p.DescribeStep(step), r)
 		}
 		in.tr = nil
+		in.done = nil
 		// Drop references to the caller's memory before pooling.
 		for _, v := range p.Inputs {
 			in.slots[v] = nil
@@ -218,17 +267,18 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		e.free = append(e.free, in)
 		e.mu.Unlock()
 	}()
+	// Kernels check done between pieces of bounded work (see pool.For and
+	// args.Stopped) and return early when it is closed; Run then fails
+	// before the next step, so a cut-short result is never used or
+	// returned (and the exec layer keeps the variables' old values).
 	done := ctx.Done()
+	in.done = done
 	obs := f.Observer
+	if done != nil && isDone(done) {
+		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())
+	}
 	for i, run := range in.run {
 		step = i
-		if done != nil {
-			select {
-			case <-done:
-				return fmt.Errorf("cpu: stopped before step %d of %d: %w", i, len(in.run), ctx.Err())
-			default:
-			}
-		}
 		if obs != nil {
 			in.trBuf = tracer{obs: obs, step: i}
 			in.tr = &in.trBuf
@@ -244,6 +294,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			in.panicked = nil
 			panic(r)
 		}
+		if done != nil && isDone(done) {
+			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())
+		}
 	}
 	return nil
 }
@@ -254,6 +307,25 @@ func (e *executable) Close() error {
 	e.free = nil
 	e.mu.Unlock()
 	return nil
+}
+
+// maxAlloc bounds one allocation: beyond the 47-bit user address space of
+// today's 64-bit systems (and Go's own limit of 2^48), make panics.
+const maxAlloc = 1 << 46
+
+// alignedBytes returns n zeroed bytes aligned to 64 for what (named in the
+// error), or an error when n bytes exceed the machine's memory: refusing
+// them here turns what would be a panic (or the runtime's fatal
+// out-of-memory error, which nothing can recover) into an error.
+func (b *Backend) alignedBytes(n int64, what string) ([]byte, error) {
+	limit := int64(maxAlloc)
+	if m := b.device.Memory; m > 0 && m < limit {
+		limit = m
+	}
+	if n < 0 || n > limit {
+		return nil, fmt.Errorf("cpu: %s needs %d bytes, more than the %d bytes of memory of this machine", what, n, limit)
+	}
+	return alignedBytes(int(n)), nil
 }
 
 // alignedBytes returns n zeroed bytes aligned to 64.

@@ -353,13 +353,24 @@ func prepareFused(n *graph.Node) (*kernel, error) {
 	}
 	return &kernel{bind: func(a *args) func() {
 		ev := newEvaluator(p, a)
+		every := p.checkEvery()
 		l := a.Loop(func(lo, hi, part int) {
-			for q := lo; q < hi; q += chunkElems {
+			for c, q := 0, lo; q < hi; c, q = c+1, q+chunkElems {
+				if c%every == every-1 && a.Stopped() {
+					return
+				}
 				ev.chunk(part, q, min(chunkElems, hi-q), a.Out())
 			}
 		})
-		return func() { l.Run(p.n, grainElems/4) }
+		return func() { l.Run(p.n, grainElems/4, 0) }
 	}}, nil
+}
+
+// checkEvery is how many chunks the evaluator runs between checks for
+// cancellation: about 32K element-ops (a program of one op checks every
+// 16 chunks, one of 16 ops or more every chunk).
+func (p *fusedPlan) checkEvery() int {
+	return max(1, 16/max(1, len(p.prog)))
 }
 
 // evaluator holds one instance's registers: threads x regs buffers.

@@ -78,7 +78,12 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 				out := as[T](a.Out())
 				for j0 := lo; j0 < hi; j0 += chunkElems {
 					m := min(chunkElems, hi-j0)
+					// a check every ~32K element-ops (m may be small)
+					every := max(1, p.checkEvery()*chunkElems/m)
 					for r := 0; r < R; r++ {
+						if r%every == every-1 && a.Stopped() {
+							return
+						}
 						ev.chunk(part, r*K+j0, m, nil)
 						x := as[T](ev.regs[part][p.outReg])[:m]
 						switch {
@@ -109,7 +114,7 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 					}
 				}
 			})
-			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
 		}
 		return k
 	}
@@ -126,7 +131,9 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 		ev := newEvaluator(p, a)
 		sums := as[A](a.scratch)
 		bests := as[T](a.scratch)
+		every := p.checkEvery()
 		l := a.Loop(func(lo, hi, part int) {
+			c := 0 // chunks since the last check
 			for item := lo; item < hi; item++ {
 				row, b := item/blocks, item%blocks
 				start := row*R + b*block
@@ -134,6 +141,11 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 				var s A
 				var best T
 				for q := start; q < end; q += chunkElems {
+					if c++; c == every {
+						if c = 0; a.Stopped() {
+							return
+						}
+					}
 					m := min(chunkElems, end-q)
 					ev.chunk(part, q, m, nil)
 					x := as[T](ev.regs[part][p.outReg])[:m]
@@ -164,7 +176,10 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 		}
 		small := a.Loop(func(lo, hi, part int) {
 			out := as[T](a.Out())
-			for r0 := lo; r0 < hi; r0 += rowsPerChunk {
+			for c, r0 := 0, lo; r0 < hi; c, r0 = c+1, r0+rowsPerChunk {
+				if c%every == every-1 && a.Stopped() {
+					return
+				}
 				rows := min(rowsPerChunk, hi-r0)
 				ev.chunk(part, r0*R, rows*R, nil)
 				x := as[T](ev.regs[part][p.outReg])
@@ -191,10 +206,13 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 				return
 			}
 			if rowsPerChunk > 0 {
-				small.Run(K, max(rowsPerChunk, grainElems/R))
+				small.Run(K, max(rowsPerChunk, grainElems/R), 0)
 				return
 			}
-			l.Run(K*blocks, max(1, grainElems/block))
+			l.Run(K*blocks, max(1, grainElems/block), 0)
+			if a.Stopped() {
+				return // the partial results are incomplete
+			}
 			for row := 0; row < K; row++ {
 				if op == ops.OpSum {
 					var s A

@@ -36,7 +36,7 @@ func newMMPlan(n *graph.Node) *mmPlan {
 type gemmPlan[T float32 | float64] interface {
 	Tasks() int
 	WorkspaceFloats() int
-	Run(t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T)
+	RunUntil(done <-chan struct{}, t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T) bool
 }
 
 // prepareMatMul runs products on internal/gemm (packed, cache-blocked,
@@ -70,11 +70,20 @@ func mmKernel[T float32 | float64](p *mmPlan, plan func(threads int) gemmPlan[T]
 		for i := range ws {
 			ws[i] = make([]T, wsLen)
 		}
+		// Cancellation: a task checks between its blocks (internal/gemm);
+		// tasks of small products are checked every ~1M multiply-adds.
+		every := max(1, (1<<20)/max(1, mn*p.k/tasks))
 		l := a.Loop(func(lo, hi, part int) {
 			x, y, z := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			done := a.Done()
 			for w := lo; w < hi; w++ {
+				if (w-lo)%every == every-1 && isDone(done) {
+					return
+				}
 				b, t := w/tasks, w%tasks
-				g.Run(t, 1, x[p.aOff[b]:p.aOff[b]+mk], p.lda, y[p.bOff[b]:p.bOff[b]+kn], p.ldb, 0, z[b*mn:(b+1)*mn], p.n, ws[part])
+				if !g.RunUntil(done, t, 1, x[p.aOff[b]:p.aOff[b]+mk], p.lda, y[p.bOff[b]:p.bOff[b]+kn], p.ldb, 0, z[b*mn:(b+1)*mn], p.n, ws[part]) {
+					return
+				}
 			}
 		})
 		items := len(p.aOff) * tasks
@@ -82,7 +91,7 @@ func mmKernel[T float32 | float64](p *mmPlan, plan func(threads int) gemmPlan[T]
 			if mn == 0 {
 				return
 			}
-			l.Run(items, 1)
+			l.Run(items, 1, 0)
 		}
 	}}
 }

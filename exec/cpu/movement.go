@@ -107,7 +107,7 @@ func gatherKernel[T uint8 | uint16 | uint32 | uint64](g *gather) *kernel {
 				p += run
 			}
 		})
-		return func() { l.Run(g.n, grainElems) }
+		return func() { l.Run(g.n, grainElems, stepElems) }
 	}}
 }
 
@@ -150,7 +150,9 @@ func prepareSlice(n *graph.Node) (*kernel, error) {
 }
 
 // prepareConcat copies each operand's blocks into place: along the axis,
-// operand k occupies [off_k, off_k+len_k) of every outer row.
+// operand k occupies bytes [off_k, off_k+size_k) of every outer row of
+// the result. The loop runs over the result's bytes, so that a concat
+// with few outer rows (axis 0) is still split into parts and sub-ranges.
 func prepareConcat(n *graph.Node) (*kernel, error) {
 	axis := n.Attr().(ops.AxisAttr).Axis
 	out := n.Shape()
@@ -163,26 +165,38 @@ func prepareConcat(n *graph.Node) (*kernel, error) {
 	}
 	es := n.DType().Size()
 	row := out[axis] * inner * es // bytes of one outer row of the result
-	type part struct{ off, size int }
-	parts := make([]part, len(n.Inputs()))
+	type part struct{ k, off, size int }
+	var parts []part // the operands with bytes, in order along the axis
 	off := 0
 	for k, in := range n.Inputs() {
 		sz := in.Shape()[axis] * inner * es
-		parts[k] = part{off, sz}
+		if sz > 0 {
+			parts = append(parts, part{k, off, sz})
+		}
 		off += sz
 	}
 	return &kernel{bind: func(a *args) func() {
 		l := a.Loop(func(lo, hi, _ int) {
 			dst := a.Out()
-			for k, p := range parts {
-				src := a.In(k)
-				for o := lo; o < hi; o++ {
-					copy(dst[o*row+p.off:o*row+p.off+p.size], src[o*p.size:(o+1)*p.size])
+			o, w := lo/row, lo%row // outer row of byte lo, byte within it
+			i := 0                 // the part w lies in
+			for parts[i].off+parts[i].size <= w {
+				i++
+			}
+			for b := lo; b < hi; {
+				p := parts[i]
+				from := o*p.size + w - p.off
+				m := min(p.off+p.size-w, hi-b)
+				copy(dst[b:b+m], a.In(p.k)[from:from+m])
+				b, w = b+m, w+m
+				if w == p.off+p.size {
+					if i++; i == len(parts) {
+						o, w, i = o+1, 0, 0
+					}
 				}
 			}
 		})
-		grain := max(1, grainElems*es/max(1, row))
-		return func() { l.Run(outer, grain) }
+		return func() { l.Run(outer*row, grainElems*es, copyStep) }
 	}}, nil
 }
 
@@ -231,10 +245,11 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 				p += run
 			}
 		})
+		zero := a.Loop(func(lo, hi, _ int) { clear(a.Out()[lo:hi]) })
 		return func() {
-			clear(a.Out())
-			if size > 0 {
-				l.Run(size, grainElems)
+			zero.Run(len(a.Out()), 4*grainElems, copyStep)
+			if size > 0 && !a.Stopped() {
+				l.Run(size, grainElems, stepElems)
 			}
 		}
 	}}

@@ -26,6 +26,8 @@ type task struct {
 	fn         func(lo, hi, part int)
 	lo, hi     int
 	part       int
+	step       int
+	done       <-chan struct{}
 	wg         *sync.WaitGroup
 	tr         *tracer
 	dispatched int64
@@ -45,10 +47,10 @@ func (p *pool) worker(id int) {
 	for t := range p.tasks {
 		if t.tr != nil {
 			start := t.tr.obs.Now()
-			t.fn(t.lo, t.hi, t.part)
+			runPart(t.fn, t.lo, t.hi, t.part, t.step, t.done)
 			t.tr.obs.Part(t.tr.step, id, t.dispatched, start, t.tr.obs.Now())
 		} else {
-			t.fn(t.lo, t.hi, t.part)
+			runPart(t.fn, t.lo, t.hi, t.part, t.step, t.done)
 		}
 		t.wg.Done()
 	}
@@ -76,11 +78,27 @@ func (p *pool) parts(n, grain int) int {
 // fn(lo, hi, part) with part in [0, parts). It returns when all parts are
 // done. wg must not be in use by another loop; tr, when non-nil, receives
 // the timing of the parts that run on workers.
-func (p *pool) For(n, grain int, wg *sync.WaitGroup, tr *tracer, fn func(lo, hi, part int)) {
+//
+// Cancellation: when done is not nil (the Run's context can be cancelled)
+// and step > 0, each part calls fn on consecutive sub-ranges of at most
+// step iterations and stops at the first sub-range boundary after done is
+// closed; fn must give the same results however its part is cut (per-part
+// state carried between the calls, nothing reset per call). With step 0 the
+// kernel checks for cancellation itself (Loop bodies whose iterations are
+// heavy or uneven). When done is nil each part is one call, as it always
+// was: a Run that cannot be cancelled pays nothing.
+func (p *pool) For(n, grain, step int, wg *sync.WaitGroup, tr *tracer, done <-chan struct{}, fn func(lo, hi, part int)) {
+	if forcedStep > 0 && step > 0 {
+		step = forcedStep
+	}
 	k := p.parts(n, grain)
 	if k <= 1 {
-		if n > 0 {
-			fn(0, n, 0)
+		switch {
+		case n <= 0:
+		case done == nil && forcedStep == 0:
+			fn(0, n, 0) // no call of runPart: small loops of short Runs
+		default:
+			runPart(fn, 0, n, 0, step, done)
 		}
 		return
 	}
@@ -90,8 +108,83 @@ func (p *pool) For(n, grain int, wg *sync.WaitGroup, tr *tracer, fn func(lo, hi,
 		now = tr.obs.Now()
 	}
 	for i := 1; i < k; i++ {
-		p.tasks <- task{fn: fn, lo: i * n / k, hi: (i + 1) * n / k, part: i, wg: wg, tr: tr, dispatched: now}
+		p.tasks <- task{fn: fn, lo: i * n / k, hi: (i + 1) * n / k, part: i, step: step, done: done, wg: wg, tr: tr, dispatched: now}
 	}
-	fn(0, n/k, 0)
+	runPart(fn, 0, n/k, 0, step, done)
 	wg.Wait()
 }
+
+// runPart runs part of a loop: fn(lo, hi, part) in one call, or, when done
+// is not nil (or a test forces sub-ranges) and step > 0, in calls over at
+// most step iterations with a check of done before each.
+func runPart(fn func(lo, hi, part int), lo, hi, part, step int, done <-chan struct{}) {
+	if step <= 0 || (done == nil && forcedStep == 0) {
+		fn(lo, hi, part)
+		return
+	}
+	for lo < hi {
+		if isDone(done) {
+			return
+		}
+		e := hi
+		if hi-lo > step {
+			e = lo + step
+		}
+		fn(lo, e, part)
+		lo = e
+	}
+}
+
+// isDone reports whether done is closed; a nil done never is.
+func isDone(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	if checkHook != nil {
+		checkHook()
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Cancellation granularity. A cancelled Run returns after its running
+// kernel reaches its next check; the checks are spaced so that the work
+// between two is well under a millisecond for cheap elements and a few
+// milliseconds for the most expensive ones (Pow, scalar exp), while their
+// cost (a non-blocking receive, a few ns) stays far below 0.1%.
+const (
+	// stepElems is the sub-range of elementwise and movement loops: 128K
+	// elements (about 40 µs of a cheap op, 4 ms of a Pow).
+	stepElems = 1 << 17
+	// checkElems is how many elements a serial loop (a long reduction, a
+	// strided softmax line, an ArgMax scan) handles between checks;
+	// splitting these loops does not change their arithmetic.
+	checkElems = 1 << 16
+)
+
+// longRun is the longest contiguous run a SIMD reduction (a sum, a
+// maximum, a softmax row) handles in one call: 4M elements, a few ms.
+// Longer runs reduce in blocks of longRun with checks between, their
+// partial sums added in block order (a different rounding from one pass
+// over the run, still independent of the thread count). A variable so
+// that tests can shrink it.
+var longRun = 1 << 22
+
+// copyStep is the sub-range, in bytes, of loops that copy or clear memory
+// (copies, Concat, Pad's zeroing): 32 MB, about 3 ms, so that memmove and
+// memclr keep their non-temporal stores for large sizes (from 1 MB and
+// 32 MB up: 512 KB pieces made a large Concat 20% slower). A variable so
+// that tests can shrink it.
+var copyStep = 1 << 25
+
+// checkHook, when set (tests), is called by every check of a Run's done
+// channel, before the check: tests count the checks and cancel at one.
+var checkHook func()
+
+// forcedStep, when positive, makes every stepped loop run in sub-ranges of
+// forcedStep iterations even when the Run cannot be cancelled (tests).
+var forcedStep = 0

@@ -78,15 +78,24 @@ func (p *redPlan) base(o int) int {
 }
 
 // runs calls fn for each contiguous-or-strided run of the reduced block
-// starting at base: fn(offset, length, stride, firstIndex).
-func (p *redPlan) runs(base int, fn func(off, n, stride, r int)) {
+// starting at base: fn(offset, length, stride, firstIndex). Between runs,
+// after every checkElems elements or so, it calls stopped (when not nil)
+// and returns early when that is true.
+func (p *redPlan) runs(base int, stopped func() bool, fn func(off, n, stride, r int)) {
 	if len(p.redDims) == 0 {
 		fn(base, 1, 1, 0)
 		return
 	}
 	last := len(p.redDims) - 1
 	inner, is := p.redDims[last], p.redStrides[last]
+	next := checkElems // the next r at which to check
 	for r := 0; r < p.redN; r += inner {
+		if r >= next {
+			if stopped != nil && stopped() {
+				return
+			}
+			next = r + checkElems
+		}
 		off := base
 		q := r / inner
 		for d := last - 1; d >= 0 && q > 0; d-- {
@@ -152,27 +161,57 @@ func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error)
 
 // sumKernel sums with accumulator A.
 func sumKernel[T num, A acc](p *redPlan) *kernel {
-	rowSum := func(x []T, off, n, stride int) A {
+	// rowSum sums n elements of x from off with a stride; stopped, when
+	// not nil, is called between pieces of a long run (the sum is then
+	// cut short: the caller sees stopped too and discards it).
+	rowSum := func(x []T, off, n, stride int, stopped func() bool) A {
 		var s0, s1, s2, s3 A
-		i := 0
 		if stride == 1 {
-			if s, ok := vectorSum(x[off : off+n]); ok {
+			if vecOf[T]() != nil {
+				if n <= longRun {
+					s, _ := vectorSum(x[off : off+n])
+					return A(s)
+				}
+				// A long run: blocks of longRun, added in order.
+				var s float64
+				for b := 0; b < n; b += longRun {
+					if b > 0 && stopped != nil && stopped() {
+						break
+					}
+					v, _ := vectorSum(x[off+b : off+min(b+longRun, n)])
+					s += v
+				}
 				return A(s)
 			}
+			// Integers (exact, so any split gives the same sum): four
+			// accumulators, a check every checkElems elements.
 			x = x[off : off+n]
-			for ; i+4 <= n; i += 4 {
-				s0 += A(x[i])
-				s1 += A(x[i+1])
-				s2 += A(x[i+2])
-				s3 += A(x[i+3])
+			i := 0
+			for i+4 <= n {
+				if i > 0 && stopped != nil && stopped() {
+					return 0 // cut short
+				}
+				for e := min(i+checkElems, n); i+4 <= e; i += 4 {
+					s0 += A(x[i])
+					s1 += A(x[i+1])
+					s2 += A(x[i+2])
+					s3 += A(x[i+3])
+				}
 			}
 			for ; i < n; i++ {
 				s0 += A(x[i])
 			}
 			return (s0 + s1) + (s2 + s3)
 		}
-		for ; i < n; i++ {
-			s0 += A(x[off+i*stride])
+		// Strided: one accumulator in element order, checked between
+		// pieces (the same additions in the same order).
+		for i := 0; i < n; {
+			if i > 0 && stopped != nil && stopped() {
+				break
+			}
+			for e := min(i+checkElems, n); i < e; i++ {
+				s0 += A(x[off+i*stride])
+			}
 		}
 		return s0
 	}
@@ -191,7 +230,11 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 				for j := range s {
 					s[j] = A(x[lo+j])
 				}
+				every := max(1, checkElems/(hi-lo)) // rows between checks
 				for r := 1; r < R; r++ {
+					if r%every == 0 && a.Stopped() {
+						return
+					}
 					row := x[r*K+lo : r*K+hi]
 					for j := range s {
 						s[j] += A(row[j])
@@ -201,7 +244,7 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 					out[lo+j] = T(s[j])
 				}
 			})
-			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
 		}
 	case p.isRows() && p.outN < 8 && p.redN >= 2*blockElems:
 		// Few long rows: split each row into fixed blocks, sum the blocks in
@@ -217,13 +260,17 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 				base := row * p.redN
 				for b := lo; b < hi; b++ {
 					start := b * blockElems
-					parts[b] = rowSum(x, base+start, min(blockElems, p.redN-start), 1)
+					parts[b] = rowSum(x, base+start, min(blockElems, p.redN-start), 1, nil)
 				}
 			})
 			return func() {
 				out := as[T](a.Out())
 				for row = 0; row < p.outN; row++ {
-					l.Run(blocks, 1)
+					// 8 blocks (128K elements) between checks
+					l.Run(blocks, 1, 8)
+					if a.Stopped() {
+						return
+					}
 					var s A
 					for _, v := range parts {
 						s += v
@@ -234,15 +281,22 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 		}
 	default:
 		k.bind = func(a *args) func() {
+			stopped := a.Stopped
 			l := a.Loop(func(lo, hi, _ int) {
 				x, out := as[T](a.In(0)), as[T](a.Out())
+				work := 0 // elements since the last check
 				for o := lo; o < hi; o++ {
+					if work += p.redN; work >= checkElems {
+						if work = 0; a.Stopped() {
+							return
+						}
+					}
 					var s A
-					p.runs(p.base(o), func(off, n, stride, _ int) { s += rowSum(x, off, n, stride) })
+					p.runs(p.base(o), stopped, func(off, n, stride, _ int) { s += rowSum(x, off, n, stride, stopped) })
 					out[o] = T(s)
 				}
 			})
-			return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+			return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
 		}
 	}
 	return k
@@ -259,7 +313,11 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 				x, out := as[T](a.In(0)), as[T](a.Out())
 				s := out[lo:hi]
 				copy(s, x[lo:hi])
+				every := max(1, checkElems/(hi-lo)) // rows between checks
 				for r := 1; r < R; r++ {
+					if r%every == 0 && a.Stopped() {
+						return
+					}
 					row := x[r*K+lo : r*K+hi]
 					for j, v := range row {
 						if better(v, s[j]) {
@@ -268,35 +326,61 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 					}
 				}
 			})
-			return func() { l.Run(K, max(1, grainElems/max(1, R))) }
+			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
 		}
 		return k
 	}
 	k.bind = func(a *args) func() {
+		stopped := a.Stopped
 		l := a.Loop(func(lo, hi, _ int) {
 			x, out := as[T](a.In(0)), as[T](a.Out())
+			work := 0 // elements since the last check
 			for o := lo; o < hi; o++ {
+				if work += p.redN; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
 				base := p.base(o)
 				best := x[base]
-				p.runs(base, func(off, n, stride, _ int) {
-					if stride == 1 && n > 0 {
-						if v, ok := vectorExtreme(x[off:off+n], isMax); ok {
-							if better(v, best) {
-								best = v
+				p.runs(base, stopped, func(off, n, stride, _ int) {
+					if stride == 1 && n > 0 && vecOf[T]() != nil {
+						// Floats: SIMD, a long run in blocks of longRun.
+						// The builtin max and min have the semantics of
+						// simd's (NaN wins, -0 < +0), so the extreme of the
+						// blocks' extremes is the run's.
+						v, _ := vectorExtreme(x[off:off+min(longRun, n)], isMax)
+						for b := longRun; b < n; b += longRun {
+							if stopped() {
+								return
 							}
+							w, _ := vectorExtreme(x[off+b:off+min(b+longRun, n)], isMax)
+							if isMax {
+								v = max(v, w)
+							} else {
+								v = min(v, w)
+							}
+						}
+						if better(v, best) {
+							best = v
+						}
+						return
+					}
+					for i := 0; i < n; {
+						if i > 0 && stopped() {
 							return
 						}
-					}
-					for i := 0; i < n; i++ {
-						if v := x[off+i*stride]; better(v, best) {
-							best = v
+						for e := min(i+checkElems, n); i < e; i++ {
+							if v := x[off+i*stride]; better(v, best) {
+								best = v
+							}
 						}
 					}
 				})
 				out[o] = best
 			}
 		})
-		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
 	}
 	return k
 }
@@ -305,21 +389,33 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 // later value beats (a NaN counts as the best).
 func argKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
 	return &kernel{bind: func(a *args) func() {
+		stopped := a.Stopped
 		l := a.Loop(func(lo, hi, _ int) {
 			x, out := as[T](a.In(0)), as[int64](a.Out())
+			work := 0 // elements since the last check
 			for o := lo; o < hi; o++ {
+				if work += p.redN; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
 				base := p.base(o)
 				best, idx := x[base], 0
-				p.runs(base, func(off, n, stride, r int) {
-					for i := 0; i < n; i++ {
-						if v := x[off+i*stride]; better(v, best) {
-							best, idx = v, r+i
+				p.runs(base, stopped, func(off, n, stride, r int) {
+					for i := 0; i < n; {
+						if i > 0 && stopped() {
+							return
+						}
+						for e := min(i+checkElems, n); i < e; i++ {
+							if v := x[off+i*stride]; better(v, best) {
+								best, idx = v, r+i
+							}
 						}
 					}
 				})
 				out[o] = int64(idx)
 			}
 		})
-		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN))) }
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
 	}}
 }

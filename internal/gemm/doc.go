@@ -13,6 +13,8 @@
 // computing a disjoint 2-D tile of C and packing what it needs itself, so
 // tasks run concurrently with no synchronisation. Each running task needs
 // its own workspace of WorkspaceFloats() elements; Run allocates nothing.
+// RunUntil runs a task that stops early when a done channel (a context's
+// Done()) is closed, checking it between blocks.
 // Sgemm and Dgemm (and SgemmThreads, DgemmThreads) plan, allocate and run,
 // for tests and casual use.
 //

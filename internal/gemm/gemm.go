@@ -32,6 +32,17 @@ func (p *Plan32) Run(t int, alpha float32, a []float32, lda int, b []float32, ld
 	p.p.run(t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
 }
 
+// RunUntil is Run that stops early once done is closed: it checks done
+// between blocks of bounded work (a packed block of A against a panel of
+// B: at most mc·kc·nc multiply-adds, a few ms; about a million in the
+// matrix-vector paths and per million elements of C when only scaling)
+// and reports whether the task ran to the end. When it did not, C's block
+// holds partial results. A nil done is never closed (Run). Results are
+// bit-identical to Run's.
+func (p *Plan32) RunUntil(done <-chan struct{}, t int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, ws []float32) bool {
+	return p.p.runUntil(done, t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
+}
+
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C, planning, allocating and
 // running all tasks, on `threads` goroutines when threads > 1.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -65,6 +76,11 @@ func (p *Plan64) WorkspaceFloats() int { return p.p.ws }
 // Run: see Plan32.Run.
 func (p *Plan64) Run(t int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, ws []float64) {
 	p.p.run(t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
+}
+
+// RunUntil: see Plan32.RunUntil.
+func (p *Plan64) RunUntil(done <-chan struct{}, t int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, ws []float64) bool {
+	return p.p.runUntil(done, t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
 }
 
 // Dgemm is Sgemm for float64.

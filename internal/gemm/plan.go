@@ -149,28 +149,34 @@ func (p *plan[T]) checkArgs(a []T, lda int, b []T, ldb int, c []T, ldc int, ws [
 	}
 }
 
+// run computes task t.
 func (p *plan[T]) run(t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T) {
+	p.runUntil(nil, t, alpha, a, lda, b, ldb, beta, c, ldc, ws)
+}
+
+// runUntil computes task t, checking done (when not nil) between blocks of
+// bounded work; it reports false when it stopped early because done was
+// closed.
+func (p *plan[T]) runUntil(done <-chan struct{}, t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T) bool {
 	if t < 0 || t >= p.tasks() {
 		panic(fmt.Sprintf("gemm: task %d out of range [0,%d)", t, p.tasks()))
 	}
 	p.checkArgs(a, lda, b, ldb, c, ldc, ws)
 	if p.m == 0 || p.n == 0 {
-		return
+		return true
 	}
 	i0 := t / p.gn * p.tm
 	j0 := t % p.gn * p.tn
 	i1, j1 := min(i0+p.tm, p.m), min(j0+p.tn, p.n)
 	if alpha == 0 || p.k == 0 {
-		scale(beta, c, ldc, i0, i1, j0, j1)
-		return
+		return scale(done, beta, c, ldc, i0, i1, j0, j1)
 	}
 	if p.small {
 		p.direct(alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+		return true
 	}
 	if p.vec != vecNone {
-		p.runVec(alpha, a, lda, b, ldb, beta, c, ldc, ws, i0, i1, j0, j1)
-		return
+		return p.runVec(done, alpha, a, lda, b, ldb, beta, c, ldc, ws, i0, i1, j0, j1)
 	}
 	// align the workspace
 	es := int(unsafe.Sizeof(T(0)))
@@ -193,6 +199,10 @@ func (p *plan[T]) run(t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c 
 				bet = 1
 			}
 			for ic := i0; ic < i1; ic += p.mc {
+				// mc·kc·nc multiply-adds per block: 67M (a few ms) at most
+				if done != nil && isDone(done) {
+					return false
+				}
 				mb := min(p.mc, i1-ic)
 				packA(pa, a, lda, p.transA, ic, mb, pc, kb, mr)
 				for jr := 0; jr < nb; jr += nr {
@@ -226,12 +236,42 @@ func (p *plan[T]) run(t int, alpha T, a []T, lda int, b []T, ldb int, beta T, c 
 			}
 		}
 	}
+	return true
 }
 
+// isDone reports whether done is closed; a nil done never is.
+func isDone(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	if checkHook != nil {
+		checkHook()
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// checkHook, when set (tests), is called by every check of done.
+var checkHook func()
+
+// checkElems is how many elements of C (scale) or multiply-adds (the
+// matrix-vector paths) run between two checks of done.
+const checkElems = 1 << 20
+
 // scale sets C[i0:i1, j0:j1] to beta·C (zero when beta is zero, whatever C
-// held).
-func scale[T float](beta T, c []T, ldc, i0, i1, j0, j1 int) {
+// held); false when it stopped early because done was closed.
+func scale[T float](done <-chan struct{}, beta T, c []T, ldc, i0, i1, j0, j1 int) bool {
+	work := 0
 	for i := i0; i < i1; i++ {
+		if work += j1 - j0; work >= checkElems {
+			if work = 0; isDone(done) {
+				return false
+			}
+		}
 		row := c[i*ldc+j0 : i*ldc+j1]
 		switch beta {
 		case 0:
@@ -243,6 +283,7 @@ func scale[T float](beta T, c []T, ldc, i0, i1, j0, j1 int) {
 			}
 		}
 	}
+	return true
 }
 
 // direct computes the whole product by plain loops (tiny products).

@@ -62,8 +62,10 @@ func (p *plan[T]) planVec(mode int, alongM bool, threads int) {
 	p.ws = p.offC + roundUp(chunk, pad)
 }
 
-// runVec computes the outputs [i0, i1) (n == 1) or [j0, j1) (m == 1).
-func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T, i0, i1, j0, j1 int) {
+// runVec computes the outputs [i0, i1) (n == 1) or [j0, j1) (m == 1),
+// checking done between pieces of about checkElems multiply-adds; false
+// when it stopped early.
+func (p *plan[T]) runVec(done <-chan struct{}, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T, i0, i1, j0, j1 int) bool {
 	k := p.k
 	// the vector operand u and its stride; the matrix W, its row stride,
 	// and the offset of the first output in W's output direction
@@ -98,7 +100,15 @@ func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T,
 	if p.vec == vecDot {
 		out := ws[p.offC : p.offC+nout]
 		var tail uint64 = 1<<(k%vk.lanes) - 1
-		vk.dot(k, &w[o0*ldw], ldw, nout, &u[0], &out[0], 1, tail)
+		// rows in groups of about checkElems multiply-adds (each row's
+		// dot product is computed alone: the grouping changes nothing)
+		rows := max(1, checkElems/k)
+		for r := 0; r < nout; r += rows {
+			if r > 0 && isDone(done) {
+				return false
+			}
+			vk.dot(k, &w[(o0+r)*ldw], ldw, min(rows, nout-r), &u[0], &out[r], 1, tail)
+		}
 		for i, s := range out {
 			ci := &c[(o0+i)*so]
 			s *= alpha
@@ -107,7 +117,7 @@ func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T,
 			}
 			*ci = s
 		}
-		return
+		return true
 	}
 	// vecAxpy: W[l, j] = w[l*ldw + o0 + j]; out contiguous (else through
 	// the buffer)
@@ -123,6 +133,7 @@ func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T,
 		}
 	}
 	blk, rem := 8*vk.lanes, 4*vk.lanes
+	work := 0 // multiply-adds since the last check
 	for pc := 0; pc < k; pc += p.kc {
 		kb := min(p.kc, k-pc)
 		bet := beta
@@ -133,8 +144,14 @@ func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T,
 		wr := w[pc*ldw+o0:]
 		j := 0
 		for ; j+blk <= nout; j += blk {
+			if work += kb * blk; work >= checkElems {
+				if work = 0; isDone(done) {
+					return false
+				}
+			}
 			vk.axpy(kb, uu, &wr[j], ldw, &out[j], 0, alpha, bet)
 		}
+		work += kb * (nout - j)
 		for ; j < nout; j += rem {
 			lanes := nout - j
 			var masks uint64
@@ -150,4 +167,5 @@ func (p *plan[T]) runVec(alpha T, a []T, lda int, b []T, ldb int, beta T, c []T,
 			c[(o0+i)*so] = v
 		}
 	}
+	return true
 }

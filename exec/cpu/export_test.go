@@ -1,0 +1,33 @@
+package cpu
+
+// Test knobs (this file is compiled only into the package's tests).
+
+// SetCheckHook makes f run at every check for cancellation of a Run's
+// context (f must be safe for concurrent use); restore undoes it.
+func SetCheckHook(f func()) (restore func()) {
+	old := checkHook
+	checkHook = f
+	return func() { checkHook = old }
+}
+
+// SetForcedStep makes every stepped parallel loop run its parts in
+// sub-ranges of step iterations, whether or not the Run can be cancelled.
+func SetForcedStep(step int) (restore func()) {
+	old := forcedStep
+	forcedStep = step
+	return func() { forcedStep = old }
+}
+
+// SetLongRun sets the longest run a SIMD reduction handles in one call.
+func SetLongRun(n int) (restore func()) {
+	old := longRun
+	longRun = n
+	return func() { longRun = old }
+}
+
+// SetCopyStep sets the sub-range, in bytes, of copying and clearing loops.
+func SetCopyStep(n int) (restore func()) {
+	old := copyStep
+	copyStep = n
+	return func() { copyStep = old }
+}
