@@ -71,7 +71,7 @@ func New(opts ...Option) (*Backend, error) {
 	b.device = exec.Device{
 		Name:        "cpu",
 		Kind:        exec.CPU,
-		Memory:      memTotal(),
+		Memory:      tensor.HostMemory(),
 		Processors:  runtime.NumCPU(),
 		Description: fmt.Sprintf("%s, %s/%s, %d threads", Model(), runtime.GOOS, runtime.GOARCH, b.threads),
 	}
@@ -140,23 +140,6 @@ func (m *buffer) Write(src *tensor.Tensor) error {
 }
 
 func (m *buffer) Free() { m.data = nil }
-
-func memTotal() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, _ := strconv.ParseInt(fields[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
 
 // Model returns the host CPU's model name (from /proc/cpuinfo on Linux,
 // the architecture elsewhere).

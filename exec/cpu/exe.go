@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/tensor"
 )
 
 // prepareFn builds the kernel of one node at lowering time: everything
@@ -309,21 +310,14 @@ func (e *executable) Close() error {
 	return nil
 }
 
-// maxAlloc bounds one allocation: beyond the 47-bit user address space of
-// today's 64-bit systems (and Go's own limit of 2^48), make panics.
-const maxAlloc = 1 << 46
-
 // alignedBytes returns n zeroed bytes aligned to 64 for what (named in the
-// error), or an error when n bytes exceed the machine's memory: refusing
-// them here turns what would be a panic (or the runtime's fatal
-// out-of-memory error, which nothing can recover) into an error.
+// error), or an error when n exceeds tensor.MemoryLimit() (the machine's
+// memory unless the user set another limit): refusing them here turns what
+// would be a panic (or the runtime's fatal out-of-memory error, which
+// nothing can recover) into an error.
 func (b *Backend) alignedBytes(n int64, what string) ([]byte, error) {
-	limit := int64(maxAlloc)
-	if m := b.device.Memory; m > 0 && m < limit {
-		limit = m
-	}
-	if n < 0 || n > limit {
-		return nil, fmt.Errorf("cpu: %s needs %d bytes, more than the %d bytes of memory of this machine", what, n, limit)
+	if limit := tensor.MemoryLimit(); n < 0 || n > limit {
+		return nil, fmt.Errorf("cpu: %s needs %d bytes, more than the memory limit of %d bytes (tensor.SetMemoryLimit): %w", what, n, limit, tensor.ErrTooLarge)
 	}
 	return alignedBytes(int(n)), nil
 }
