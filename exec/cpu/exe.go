@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/stop"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -64,7 +65,7 @@ func (l *loop) Run(n, grain, step int) {
 // return early when it is true (their output is then discarded: Run
 // fails). It costs a nil check when the context cannot be cancelled and a
 // non-blocking receive (a few ns) otherwise.
-func (a *args) Stopped() bool { return a.inst.done != nil && isDone(a.inst.done) }
+func (a *args) Stopped() bool { return a.inst.done != nil && stop.Done(a.inst.done) }
 
 // Done is the running Run's ctx.Done() (nil when it cannot be cancelled),
 // for code outside this package that checks it (internal/gemm). Read it
@@ -275,7 +276,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	done := ctx.Done()
 	in.done = done
 	obs := f.Observer
-	if done != nil && isDone(done) {
+	if done != nil && stop.Done(done) {
 		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())
 	}
 	for i, run := range in.run {
@@ -295,7 +296,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			in.panicked = nil
 			panic(r)
 		}
-		if done != nil && isDone(done) {
+		if done != nil && stop.Done(done) {
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())
 		}
 	}

@@ -1,14 +1,12 @@
 package cpu
 
+import "github.com/loomgraph/loom/internal/stop"
+
 // Test knobs (this file is compiled only into the package's tests).
 
 // SetCheckHook makes f run at every check for cancellation of a Run's
 // context (f must be safe for concurrent use); restore undoes it.
-func SetCheckHook(f func()) (restore func()) {
-	old := checkHook
-	checkHook = f
-	return func() { checkHook = old }
-}
+func SetCheckHook(f func()) (restore func()) { return stop.SetHook(f) }
 
 // SetForcedStep makes every stepped parallel loop run its parts in
 // sub-ranges of step iterations, whether or not the Run can be cancelled.

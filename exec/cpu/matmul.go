@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/gemm"
+	"github.com/loomgraph/loom/internal/stop"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -77,7 +78,7 @@ func mmKernel[T float32 | float64](p *mmPlan, plan func(threads int) gemmPlan[T]
 			x, y, z := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			done := a.Done()
 			for w := lo; w < hi; w++ {
-				if (w-lo)%every == every-1 && isDone(done) {
+				if (w-lo)%every == every-1 && stop.Done(done) {
 					return
 				}
 				b, t := w/tasks, w%tasks

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/internal/stop"
 )
 
 // pool runs parallel loops on a fixed set of worker goroutines. A loop is
@@ -123,7 +124,7 @@ func runPart(fn func(lo, hi, part int), lo, hi, part, step int, done <-chan stru
 		return
 	}
 	for lo < hi {
-		if isDone(done) {
+		if stop.Done(done) {
 			return
 		}
 		e := hi
@@ -132,22 +133,6 @@ func runPart(fn func(lo, hi, part int), lo, hi, part, step int, done <-chan stru
 		}
 		fn(lo, e, part)
 		lo = e
-	}
-}
-
-// isDone reports whether done is closed; a nil done never is.
-func isDone(done <-chan struct{}) bool {
-	if done == nil {
-		return false
-	}
-	if checkHook != nil {
-		checkHook()
-	}
-	select {
-	case <-done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -180,10 +165,6 @@ var longRun = 1 << 22
 // 32 MB up: 512 KB pieces made a large Concat 20% slower). A variable so
 // that tests can shrink it.
 var copyStep = 1 << 25
-
-// checkHook, when set (tests), is called by every check of a Run's done
-// channel, before the check: tests count the checks and cancel at one.
-var checkHook func()
 
 // forcedStep, when positive, makes every stepped loop run in sub-ranges of
 // forcedStep iterations even when the Run cannot be cancelled (tests).

@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"github.com/loomgraph/loom/internal/stop"
 	"math"
 	"sync/atomic"
 	"testing"
@@ -50,13 +51,11 @@ func TestRunUntil(t *testing.T) {
 	var checks atomic.Int64
 	var at atomic.Int64 // the check at which to close done (0: none)
 	var done chan struct{}
-	old := checkHook
-	checkHook = func() {
+	defer stop.SetHook(func() {
 		if checks.Add(1) == at.Load() {
 			close(done)
 		}
-	}
-	defer func() { checkHook = old }()
+	})()
 	for _, c := range cancelCases() {
 		t.Run(c.name, func(t *testing.T) {
 			p := NewPlan32(false, false, c.m, c.n, c.k, 1)

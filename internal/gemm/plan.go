@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"fmt"
+	"github.com/loomgraph/loom/internal/stop"
 	"math"
 	"unsafe"
 )
@@ -200,7 +201,7 @@ func (p *plan[T]) runUntil(done <-chan struct{}, t int, alpha T, a []T, lda int,
 			}
 			for ic := i0; ic < i1; ic += p.mc {
 				// mc·kc·nc multiply-adds per block: 67M (a few ms) at most
-				if done != nil && isDone(done) {
+				if done != nil && stop.Done(done) {
 					return false
 				}
 				mb := min(p.mc, i1-ic)
@@ -239,25 +240,6 @@ func (p *plan[T]) runUntil(done <-chan struct{}, t int, alpha T, a []T, lda int,
 	return true
 }
 
-// isDone reports whether done is closed; a nil done never is.
-func isDone(done <-chan struct{}) bool {
-	if done == nil {
-		return false
-	}
-	if checkHook != nil {
-		checkHook()
-	}
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
-
-// checkHook, when set (tests), is called by every check of done.
-var checkHook func()
-
 // checkElems is how many elements of C (scale) or multiply-adds (the
 // matrix-vector paths) run between two checks of done.
 const checkElems = 1 << 20
@@ -268,7 +250,7 @@ func scale[T float](done <-chan struct{}, beta T, c []T, ldc, i0, i1, j0, j1 int
 	work := 0
 	for i := i0; i < i1; i++ {
 		if work += j1 - j0; work >= checkElems {
-			if work = 0; isDone(done) {
+			if work = 0; stop.Done(done) {
 				return false
 			}
 		}

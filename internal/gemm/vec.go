@@ -1,6 +1,10 @@
 package gemm
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/loomgraph/loom/internal/stop"
+)
 
 // Matrix-vector products (m == 1 or n == 1) without packing, on machines
 // with vector kernels. With u the vector operand and W the matrix one:
@@ -104,7 +108,7 @@ func (p *plan[T]) runVec(done <-chan struct{}, alpha T, a []T, lda int, b []T, l
 		// dot product is computed alone: the grouping changes nothing)
 		rows := max(1, checkElems/k)
 		for r := 0; r < nout; r += rows {
-			if r > 0 && isDone(done) {
+			if r > 0 && stop.Done(done) {
 				return false
 			}
 			vk.dot(k, &w[(o0+r)*ldw], ldw, min(rows, nout-r), &u[0], &out[r], 1, tail)
@@ -145,7 +149,7 @@ func (p *plan[T]) runVec(done <-chan struct{}, alpha T, a []T, lda int, b []T, l
 		j := 0
 		for ; j+blk <= nout; j += blk {
 			if work += kb * blk; work >= checkElems {
-				if work = 0; isDone(done) {
+				if work = 0; stop.Done(done) {
 					return false
 				}
 			}
