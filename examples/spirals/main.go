@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/exec"
-	_ "github.com/loomgraph/loom/exec/cpu"
-	_ "github.com/loomgraph/loom/exec/cuda" // so that -device cuda works where a GPU does
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -56,7 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.steps, "steps", 1500, "full-batch gradient steps")
 	fs.Float64Var(&c.lr, "lr", 1, "learning rate")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
-	fs.StringVar(&c.device, "device", "", deviceUsage)
+	fs.StringVar(&c.device, "device", "", device.Usage)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -120,7 +119,7 @@ func train(out io.Writer, c config) (accuracy float64, err error) {
 		return 0, err
 	}
 
-	be, err := openDevice(c.device)
+	be, err := device.Open(c.device)
 	if err != nil {
 		return 0, err
 	}
@@ -154,15 +153,4 @@ func train(out io.Writer, c config) (accuracy float64, err error) {
 	fmt.Fprintf(out, "%d steps in %v (%.0f µs per step)\n", c.steps+1, el.Round(time.Millisecond), float64(el.Microseconds())/float64(c.steps+1))
 	fmt.Fprintf(out, "final accuracy: %.4f\n", accuracy)
 	return accuracy, nil
-}
-
-const deviceUsage = `device: "cpu", "cuda", "cuda:N"; empty: exec.Default() ($LOOM_DEVICE if set, else a GPU, else the CPU)`
-
-// openDevice opens the device -device names, or exec.Default() when it is
-// empty.
-func openDevice(name string) (exec.Backend, error) {
-	if name == "" {
-		return exec.Default()
-	}
-	return exec.Open(name)
 }
