@@ -382,6 +382,16 @@ func TestDataDirGoEnv(t *testing.T) {
 	t.Setenv("GOMODCACHE", "")
 	t.Setenv("GOPATH", "")
 	t.Setenv("PATH", filepath.Dir(goCmd))
+	// The go command may leave a telemetry process behind that writes
+	// under $HOME/.config after the test ends, so HOME is not a t.TempDir
+	// (whose cleanup would fail on the late files); it is removed best-effort.
+	home, err := os.MkdirTemp("", "loom-mnist-home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
 	root := t.TempDir()
 	config := filepath.Join(t.TempDir(), "go.env")
 	writeFile(t, filepath.Dir(config), filepath.Base(config), []byte("GOMODCACHE="+root+"\n"))
