@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -160,8 +161,8 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 			continue
 		}
 		operands := append(append([]*graph.Node{}, ys...), xs...)
-		def := ops.Lookup(n.Op())
-		if def == nil || def.Grad == nil || !def.Differentiable {
+		def := opdef.Lookup(n.Op())
+		if def == nil || def.Grad == nil || !def.Differentiable() {
 			return repeat(failf(graph.ErrInvalid, op, operands,
 				"%s (%s built at %s) is not differentiable, and the path from x to y goes through it", n.Op(), n.Type(), n.Site()), len(xs))
 		}

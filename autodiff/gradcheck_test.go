@@ -12,6 +12,7 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -289,12 +290,9 @@ func unaryCases(f func(*graph.Node) *graph.Node, d func(*rand.Rand) float64) []g
 
 func TestEveryDifferentiableOpIsChecked(t *testing.T) {
 	var missing []string
-	for _, d := range ops.Defs() {
-		if d.Differentiable && len(gradCases[d.Name]) == 0 {
+	for _, d := range opdef.Defs() {
+		if d.Differentiable() && len(gradCases[d.Name]) == 0 {
 			missing = append(missing, d.Name)
-		}
-		if d.Differentiable && d.Grad == nil {
-			t.Errorf("%s is marked differentiable but has no gradient rule", d.Name)
 		}
 	}
 	sort.Strings(missing)

@@ -12,6 +12,7 @@ import (
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -47,13 +48,13 @@ func TestGradThroughHandMadeNodes(t *testing.T) {
 			return graph.Spec{Op: ops.OpSum, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{}}
 		}},
 		{"custom-without-rule", func(x *graph.Node) graph.Spec {
-			return graph.Spec{Op: ops.OpCustomGrad, Attr: ops.CustomAttr{Name: "r"}, Inputs: []*graph.Node{x, x}, DType: tensor.Float64, Shape: tensor.Shape{3}}
+			return graph.Spec{Op: ops.OpCustomGrad, Attr: opdef.CustomAttr{Name: "r"}, Inputs: []*graph.Node{x, x}, DType: tensor.Float64, Shape: tensor.Shape{3}}
 		}},
 		{"custom-without-attr", func(x *graph.Node) graph.Spec {
 			return graph.Spec{Op: ops.OpCustomGrad, Inputs: []*graph.Node{x, x}, DType: tensor.Float64, Shape: tensor.Shape{3}}
 		}},
 		{"transpose-bad-perm", func(x *graph.Node) graph.Spec {
-			return graph.Spec{Op: ops.OpTranspose, Attr: ops.PermAttr{Perm: []int{5}}, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{3}}
+			return graph.Spec{Op: ops.OpTranspose, Attr: opdef.PermAttr{Perm: []int{5}}, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{3}}
 		}},
 		{"wrong-shape", func(x *graph.Node) graph.Spec {
 			return graph.Spec{Op: ops.OpExp, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{4}}

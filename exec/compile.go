@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
@@ -431,7 +432,7 @@ func prune(c *compilation) error {
 		for i, in := range n.Inputs() {
 			ins[i] = remap[in]
 		}
-		m := ops.Rebuild(g, n, ins)
+		m := opdef.Rebuild(g, n, ins)
 		if !m.Valid() {
 			return m.Err()
 		}

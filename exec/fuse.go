@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -12,8 +13,8 @@ import (
 // fusible reports whether n can run inside a fused group: an elementwise
 // op (the compiler's Fused groups are built from these).
 func fusible(n *graph.Node) bool {
-	d := ops.Lookup(n.Op())
-	return d != nil && d.Kind == ops.Elementwise && n.Op() != ops.OpCustomGrad
+	d := opdef.Lookup(n.Op())
+	return d != nil && d.Kind == opdef.Elementwise && n.Op() != ops.OpCustomGrad
 }
 
 // group is a set of nodes that becomes one Fused node.
@@ -24,7 +25,7 @@ type group struct {
 	reduce  *graph.Node          // trailing reduction (== root) or nil
 	domain  tensor.Shape
 
-	attr     *ops.FusedAttr // the program supported() last checked
+	attr     *opdef.FusedAttr // the program supported() last checked
 	operands []*graph.Node
 }
 
@@ -90,7 +91,7 @@ func fuse(c *compilation) error {
 		for i, o := range operands {
 			newOps[i] = visit(o)
 		}
-		if f := ops.Fused(attr, newOps...); f.Valid() {
+		if f := opdef.Fused(attr, newOps...); f.Valid() {
 			return f
 		}
 		return nil
@@ -107,7 +108,7 @@ func (gr *group) supported(be Backend) bool {
 	for i, o := range operands {
 		ins[i] = g.Input(fmt.Sprint("in", i), o.DType(), o.Shape()...)
 	}
-	f := ops.Fused(attr, ins...)
+	f := opdef.Fused(attr, ins...)
 	return f.Valid() && be.Supports(f) == nil
 }
 
@@ -148,7 +149,7 @@ func (gr *group) grow(uses map[*graph.Node]int, taken map[*graph.Node]bool) {
 
 // program turns the group into a FusedAttr and its operand list (nodes of
 // the old graph).
-func (gr *group) program() (*ops.FusedAttr, []*graph.Node) {
+func (gr *group) program() (*opdef.FusedAttr, []*graph.Node) {
 	members := make([]*graph.Node, 0, len(gr.members))
 	for m := range gr.members {
 		members = append(members, m)
@@ -175,19 +176,19 @@ func (gr *group) program() (*ops.FusedAttr, []*graph.Node) {
 		}
 		return -k - 1
 	}
-	attr := &ops.FusedAttr{Domain: gr.domain.Clone()}
+	attr := &opdef.FusedAttr{Domain: gr.domain.Clone()}
 	for _, m := range members {
 		args := make([]int, len(m.Inputs()))
 		for k, p := range m.Inputs() {
 			args[k] = ref(p)
 		}
-		attr.Ops = append(attr.Ops, ops.FusedOp{Op: m.Op(), Attr: m.Attr(), Args: args, DType: m.DType()})
+		attr.Ops = append(attr.Ops, opdef.FusedOp{Op: m.Op(), Attr: m.Attr(), Args: args, DType: m.DType()})
 		attr.Nodes = append(attr.Nodes, m.ID())
 		attr.Sites = append(attr.Sites, m.Site())
 	}
 	if r := gr.reduce; r != nil {
-		a := r.Attr().(ops.AxesAttr)
-		attr.Reduce = &ops.FusedReduce{Op: r.Op(), Axes: append([]int(nil), a.Axes...), KeepDims: a.KeepDims}
+		a := r.Attr().(opdef.AxesAttr)
+		attr.Reduce = &opdef.FusedReduce{Op: r.Op(), Axes: append([]int(nil), a.Axes...), KeepDims: a.KeepDims}
 		attr.Nodes = append(attr.Nodes, r.ID())
 		attr.Sites = append(attr.Sites, r.Site())
 	}

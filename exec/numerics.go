@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -145,7 +146,7 @@ func (p *Program) checkNumerics(f *Frame) error {
 				ins[i] = in.Type()
 			}
 			op := n.Op().String()
-			if a, ok := n.Attr().(*ops.FusedAttr); ok {
+			if a, ok := n.Attr().(*opdef.FusedAttr); ok {
 				op = "Fused[" + strings.Join(a.OpNames(), ",") + "]"
 			}
 			return fmt.Errorf("exec: Run: %w: %s(%s) -> %s, built at %s, produced NaN or Inf from finite operands",

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -37,7 +38,7 @@ func cpuFolder() Backend {
 }
 
 func foldable(n *graph.Node, ins []*graph.Node) bool {
-	if len(ins) == 0 || n.Op() == ops.OpCustomGrad || n.Op() == ops.OpFused || n.Op().IsLeaf() {
+	if len(ins) == 0 || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || n.Op().IsLeaf() {
 		return false
 	}
 	size := 0
@@ -84,7 +85,7 @@ func evalConst(be Backend, n *graph.Node, ins []*graph.Node) (*tensor.Tensor, er
 	for i, in := range ins {
 		cs[i] = g.ConstShared(in.Value(), in.Site())
 	}
-	m := ops.Rebuild(g, n, cs)
+	m := opdef.Rebuild(g, n, cs)
 	if !m.Valid() {
 		return nil, m.Err()
 	}
@@ -157,7 +158,7 @@ func cse(c *compilation) error {
 				return m
 			}
 		}
-		m := ops.Rebuild(ng, n, ins)
+		m := opdef.Rebuild(ng, n, ins)
 		seen[key] = m
 		return m
 	})
@@ -193,7 +194,7 @@ func precision(c *compilation) error {
 			return nil, nil
 		}
 		if n.Op() == graph.OpInput {
-			m := ops.Rebuild(ng, n, nil)
+			m := opdef.Rebuild(ng, n, nil)
 			return m, ops.Cast(m, to)
 		}
 		m := ng.Add(graph.Spec{Op: graph.OpVariable, DType: to, Shape: n.Shape(), Value: convert(n.Value()), Name: n.Name(), Site: n.Site()})

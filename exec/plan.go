@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 )
 
 // Storage says where a value of a Plan lives.
@@ -122,8 +122,8 @@ func (p *Plan) Format() string {
 		switch s.Kind {
 		case KernelStep:
 			name = s.Node.Op().String()
-			if s.Node.Op() == ops.OpFused {
-				name = "Fused[" + strings.Join(s.Node.Attr().(*ops.FusedAttr).OpNames(), ",") + "]"
+			if s.Node.Op() == opdef.OpFused {
+				name = "Fused[" + strings.Join(s.Node.Attr().(*opdef.FusedAttr).OpNames(), ",") + "]"
 			}
 		case AliasStep:
 			name = "Alias"
@@ -175,13 +175,13 @@ func (p *Plan) liveness() {
 // element with the same index, so an operand of the result's shape and
 // element size can be overwritten.
 func inPlaceOK(n *graph.Node, k int) bool {
-	d := ops.Lookup(n.Op())
+	d := opdef.Lookup(n.Op())
 	if d == nil {
 		return false
 	}
 	switch {
-	case d.Kind == ops.Elementwise:
-	case n.Op() == ops.OpFused && n.Attr().(*ops.FusedAttr).Reduce == nil:
+	case d.Kind == opdef.Elementwise:
+	case n.Op() == opdef.OpFused && n.Attr().(*opdef.FusedAttr).Reduce == nil:
 	default:
 		return false
 	}

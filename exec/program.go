@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -536,7 +536,7 @@ func (p *Program) Stats() Stats {
 		switch st.Kind {
 		case KernelStep:
 			s.Kernels++
-			if a, ok := st.Node.Attr().(*ops.FusedAttr); ok {
+			if a, ok := st.Node.Attr().(*opdef.FusedAttr); ok {
 				s.FusedGroups = append(s.FusedGroups, len(a.OpNames()))
 			}
 		case CopyStep:

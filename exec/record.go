@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/profile"
 )
 
@@ -72,7 +72,7 @@ func (p *Program) stepInfos() []stepInfo {
 			default:
 				n := s.Node
 				k.Name, k.Op, k.Nodes = n.Op().String(), n.Op().String(), []int{n.ID()}
-				if a, ok := n.Attr().(*ops.FusedAttr); ok {
+				if a, ok := n.Attr().(*opdef.FusedAttr); ok {
 					k.Fused = a.OpNames()
 					k.Name = "Fused[" + strings.Join(k.Fused, ",") + "]"
 					k.Nodes = a.Nodes
@@ -80,8 +80,8 @@ func (p *Program) stepInfos() []stepInfo {
 						k.Site = a.Sites[len(a.Sites)-1]
 					}
 				}
-				if d := ops.Lookup(n.Op()); d != nil && d.FLOPs != nil {
-					k.FLOPs = d.FLOPs(n)
+				if d := opdef.Lookup(n.Op()); d != nil {
+					k.FLOPs = d.FLOPsOf(n)
 				} else {
 					k.FLOPs = float64(n.Shape().Size())
 				}

@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 )
 
 // rewriteFunc returns the replacement of node n (of the old graph) in the
@@ -40,7 +40,7 @@ func (c *compilation) rewriteLeaves(leaf leafFunc, f rewriteFunc) error {
 				stored, use = leaf(ng, n)
 			}
 			if stored == nil {
-				stored = ops.Rebuild(ng, n, nil)
+				stored = opdef.Rebuild(ng, n, nil)
 				use = stored
 			}
 			done[n] = use
@@ -61,7 +61,7 @@ func (c *compilation) rewriteLeaves(leaf leafFunc, f rewriteFunc) error {
 			m = f(ng, n, ins, visit)
 		}
 		if m == nil {
-			m = ops.Rebuild(ng, n, ins)
+			m = opdef.Rebuild(ng, n, ins)
 		}
 		done[n] = m
 		return m

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -149,8 +150,8 @@ func floats(f func(*graph.Node, []*graph.Node) *graph.Node) func(*graph.Node, []
 // composeTranspose folds Transpose(Transpose(x, p), q) into one
 // Transpose(x, p∘q) (the identity disappears in the builder).
 func composeTranspose(n, t *graph.Node) *graph.Node {
-	p := t.Attr().(ops.PermAttr).Perm
-	q := n.Attr().(ops.PermAttr).Perm
+	p := t.Attr().(opdef.PermAttr).Perm
+	q := n.Attr().(opdef.PermAttr).Perm
 	perm := make([]int, len(q))
 	for i, qi := range q {
 		perm[i] = p[qi]
@@ -161,8 +162,8 @@ func composeTranspose(n, t *graph.Node) *graph.Node {
 // unbroadcastOperands drops an explicit BroadcastTo feeding an elementwise
 // op when the op's own broadcasting gives the same result shape.
 func unbroadcastOperands(n *graph.Node, in []*graph.Node) *graph.Node {
-	d := ops.Lookup(n.Op())
-	if d == nil || d.Kind != ops.Elementwise || len(in) < 2 {
+	d := opdef.Lookup(n.Op())
+	if d == nil || d.Kind != opdef.Elementwise || len(in) < 2 {
 		return nil
 	}
 	changed := false
@@ -219,7 +220,7 @@ func castCast(n *graph.Node, in []*graph.Node) *graph.Node {
 // reduceOfOnes turns a reduction whose axes all have length 1 into a
 // Reshape (the values do not change).
 func reduceOfOnes(n *graph.Node, in []*graph.Node) *graph.Node {
-	for _, ax := range n.Attr().(ops.AxesAttr).Axes {
+	for _, ax := range n.Attr().(opdef.AxesAttr).Axes {
 		if in[0].Shape()[ax] != 1 {
 			return nil
 		}
@@ -264,7 +265,7 @@ func swapsLastTwo(x *graph.Node) bool {
 	if x.Op() != ops.OpTranspose {
 		return false
 	}
-	p := x.Attr().(ops.PermAttr).Perm
+	p := x.Attr().(opdef.PermAttr).Perm
 	r := len(p)
 	for i := 0; i < r-2; i++ {
 		if p[i] != i {
@@ -278,7 +279,7 @@ func swapsLastTwo(x *graph.Node) bool {
 // product with transposition flags: the kernel reads the operand in the
 // other order instead of a Transpose kernel copying it.
 func foldMatMulTranspose(n *graph.Node, in []*graph.Node) *graph.Node {
-	ta, tb := ops.MatMulFlags(n)
+	ta, tb := opdef.MatMulFlags(n)
 	a, b := in[0], in[1]
 	changed := false
 	if swapsLastTwo(a) {

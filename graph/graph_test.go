@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -241,7 +242,7 @@ func TestTooLarge(t *testing.T) {
 		{"input-zero-last", func(g *graph.Graph) *graph.Node { return g.Input("x", tensor.Bool, 1<<40, 1<<40, 0) }},
 		{"add", func(g *graph.Graph) *graph.Node {
 			x := g.Input("x", tensor.Float64)
-			return g.Add(graph.Spec{Op: ops.OpBroadcastTo, Attr: ops.ShapeAttr{Shape: tensor.Shape{1 << 61}}, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{1 << 61}})
+			return g.Add(graph.Spec{Op: ops.OpBroadcastTo, Attr: opdef.ShapeAttr{Shape: tensor.Shape{1 << 61}}, Inputs: []*graph.Node{x}, DType: tensor.Float64, Shape: tensor.Shape{1 << 61}})
 		}},
 		{"broadcast", func(g *graph.Graph) *graph.Node {
 			return ops.BroadcastTo(g.Input("x", tensor.Float32), 1<<62)

@@ -1,29 +1,18 @@
 package ops
 
 import (
-	"fmt"
 	"sync/atomic"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
-
-// CustomAttr is the attribute of CustomGrad: the user's gradient rule.
-// Each CustomGradient call gets its own ID, so two custom gradients are
-// never merged by common-subexpression elimination.
-type CustomAttr struct {
-	ID   int64
-	Name string
-	Rule func(dy *graph.Node) []*graph.Node
-}
-
-func (a CustomAttr) String() string { return fmt.Sprintf("custom#%d %q", a.ID, a.Name) }
 
 var customIDs atomic.Int64
 
 // checkCustom: CustomGrad's attribute is a CustomAttr with a rule.
 func checkCustom(attr graph.Attr) error {
-	a, ok := attr.(CustomAttr)
+	a, ok := attr.(opdef.CustomAttr)
 	if !ok {
 		return argErr("needs a CustomAttr attribute, got %T", attr)
 	}
@@ -33,8 +22,11 @@ func checkCustom(attr graph.Attr) error {
 	return nil
 }
 
-func defineCustom() {
-	define(&Def{Op: OpCustomGrad, Name: "CustomGrad", Arity: -1, Kind: Movement, Differentiable: true,
+// OpCustomGrad is the code of CustomGradient's nodes.
+var OpCustomGrad graph.Op
+
+func init() {
+	OpCustomGrad = define(&opdef.Def{Name: "CustomGrad", Doc: "its first operand, with a user-given gradient rule", Arity: -1, Kind: opdef.Movement,
 		DType: func(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 			if err := checkCustom(attr); err != nil {
 				return 0, err
@@ -50,7 +42,23 @@ func defineCustom() {
 			}
 			return in[0].Clone(), nil
 		},
-		FLOPs: func(*graph.Node) float64 { return 0 },
+		Cost: func(*graph.Node) float64 { return 0 },
+		Ref: func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			out := opdef.NewValue(n.DType(), n.Shape())
+			copy(out.F, in[0].F)
+			return out, nil
+		},
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
+			a := n.Attr().(opdef.CustomAttr)
+			cts := a.Rule(g)
+			out := make([]*graph.Node, len(n.Inputs()))
+			for i := 1; i < len(out) && i-1 < len(cts); i++ {
+				if need[i] {
+					out[i] = cts[i-1]
+				}
+			}
+			return out
+		},
 	})
 }
 
@@ -73,5 +81,5 @@ func CustomGradient(name string, value *graph.Node, wrt []*graph.Node, rule func
 	if !value.DType().IsFloat() {
 		return fail(graph.ErrDType, "CustomGradient", operands, "the value must be float, got %v", value.DType())
 	}
-	return Apply(OpCustomGrad, CustomAttr{ID: customIDs.Add(1), Name: name, Rule: rule}, operands...)
+	return Apply(OpCustomGrad, opdef.CustomAttr{ID: customIDs.Add(1), Name: name, Rule: rule}, operands...)
 }

@@ -6,69 +6,312 @@ import (
 	"math"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-func defineElementwise() {
-	binary := func(op graph.Op, name string, s dtypeSet) {
-		define(&Def{Op: op, Name: name, Arity: 2, Kind: Elementwise, DType: sameDType(s), Shape: shBroadcast, Differentiable: true})
-	}
-	binary(OpAdd, "Add", numeric)
-	binary(OpSub, "Sub", numeric)
-	binary(OpMul, "Mul", numeric)
-	binary(OpDiv, "Div", numeric)
-	binary(OpPow, "Pow", numeric)
-	binary(OpMaximum, "Maximum", numeric)
-	binary(OpMinimum, "Minimum", numeric)
+// The elementwise ops. Each declaration gives its element functions in
+// float64 (F64) and, where integers are admitted, in int64 (I64): the
+// reference the conformance suite checks every backend against and
+// constant folding computes with.
 
-	compare := func(op graph.Op, name string, s dtypeSet) {
-		define(&Def{Op: op, Name: name, Arity: 2, Kind: Elementwise, DType: toBool(s), Shape: shBroadcast})
-	}
-	compare(OpEqual, "Equal", compute)
-	compare(OpNotEqual, "NotEqual", compute)
-	compare(OpLess, "Less", numeric)
-	compare(OpLessEqual, "LessEqual", numeric)
-	compare(OpGreater, "Greater", numeric)
-	compare(OpGreaterEqual, "GreaterEqual", numeric)
-	define(&Def{Op: OpAnd, Name: "And", Arity: 2, Kind: Elementwise, DType: sameDType(bools), Shape: shBroadcast})
-	define(&Def{Op: OpOr, Name: "Or", Arity: 2, Kind: Elementwise, DType: sameDType(bools), Shape: shBroadcast})
-	define(&Def{Op: OpNot, Name: "Not", Arity: 1, Kind: Elementwise, DType: sameDType(bools), Shape: shSame})
+// Op codes of the elementwise ops.
+var (
+	OpAdd, OpSub, OpMul, OpDiv, OpPow, OpMaximum, OpMinimum          graph.Op
+	OpEqual, OpNotEqual, OpLess, OpLessEqual                         graph.Op
+	OpGreater, OpGreaterEqual, OpAnd, OpOr, OpNot                    graph.Op
+	OpNeg, OpAbs, OpSign, OpExp, OpLog, OpSqrt, OpTanh               graph.Op
+	OpSigmoid, OpRelu, OpSin, OpCos, OpWhere, OpCast, OpStopGradient graph.Op
+)
 
-	unary := func(op graph.Op, name string, s dtypeSet, diff bool, flops float64) {
-		d := &Def{Op: op, Name: name, Arity: 1, Kind: Elementwise, DType: sameDType(s), Shape: shSame, Differentiable: diff}
-		if flops != 1 {
-			d.FLOPs = perElement(flops)
+func init() {
+	in := func(n *graph.Node, i int) *graph.Node { return n.Input(i) }
+	sumTo := func(c, like *graph.Node) *graph.Node { return SumTo(c, like.Shape()) }
+	unaryGrad := func(f func(n, x, g *graph.Node) *graph.Node) opdef.GradRule {
+		return func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return f(n, in(n, 0), g) })
 		}
-		define(d)
 	}
-	unary(OpNeg, "Neg", numeric, true, 1)
-	unary(OpAbs, "Abs", numeric, true, 1)
-	unary(OpSign, "Sign", numeric, true, 1)
+	arith := func(name, doc string, f func(a, b float64) float64, i func(a, b int64) int64, grad opdef.GradRule, commutative bool) graph.Op {
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast,
+			Grad: grad, Commutative: commutative,
+			F64: func(x []float64) float64 { return f(x[0], x[1]) },
+			I64: func(x []int64) int64 { return i(x[0], x[1]) }})
+	}
+
+	OpAdd = arith("Add", "a + b", func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b },
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return sumTo(g, in(n, 0)) }, func() *graph.Node { return sumTo(g, in(n, 1)) })
+		}, true)
+	OpSub = arith("Sub", "a - b", func(a, b float64) float64 { return a - b }, func(a, b int64) int64 { return a - b },
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return sumTo(g, in(n, 0)) }, func() *graph.Node { return sumTo(Neg(g), in(n, 1)) })
+		}, false)
+	OpMul = arith("Mul", "a * b", func(a, b float64) float64 { return a * b }, func(a, b int64) int64 { return a * b },
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			a, b := in(n, 0), in(n, 1)
+			return each(need, func() *graph.Node { return sumTo(Mul(g, b), a) }, func() *graph.Node { return sumTo(Mul(g, a), b) })
+		}, true)
+	OpDiv = arith("Div", "a / b; floor division for integers, x/0 = 0", func(a, b float64) float64 { return a / b }, floorDiv,
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			a, b := in(n, 0), in(n, 1)
+			return each(need,
+				func() *graph.Node { return sumTo(Div(g, b), a) },
+				func() *graph.Node { return sumTo(Neg(Mul(g, Div(n, b))), b) }) // -g*a/b^2 = -g*(a/b)/b
+		}, false)
+	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, intPow,
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			a, b := in(n, 0), in(n, 1)
+			return each(need,
+				func() *graph.Node {
+					d := Mul(b, Pow(a, Sub(b, Scalar(b, 1))))
+					return sumTo(Mul(g, Where(Equal(b, zero(b)), zero(d), d)), a)
+				},
+				func() *graph.Node {
+					safe := Where(Equal(a, zero(a)), Scalar(a, 1), a)
+					return sumTo(Mul(g, Mul(n, Log(safe))), b)
+				})
+		}, false)
+	OpMaximum = arith("Maximum", "the larger of a and b; NaN propagates",
+		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Max(a, b) }, a, b) }, func(a, b int64) int64 { return max(a, b) },
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			a, b := in(n, 0), in(n, 1)
+			return each(need,
+				func() *graph.Node { return sumTo(Where(GreaterEqual(a, b), g, zero(g)), a) },
+				func() *graph.Node { return sumTo(Where(Less(a, b), g, zero(g)), b) })
+		}, true)
+	OpMinimum = arith("Minimum", "the smaller of a and b; NaN propagates",
+		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Min(a, b) }, a, b) }, func(a, b int64) int64 { return min(a, b) },
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			a, b := in(n, 0), in(n, 1)
+			return each(need,
+				func() *graph.Node { return sumTo(Where(LessEqual(a, b), g, zero(g)), a) },
+				func() *graph.Node { return sumTo(Where(Greater(a, b), g, zero(g)), b) })
+		}, true)
+
+	compare := func(name, doc string, s opdef.DTypeSet, f func(a, b float64) bool, i func(a, b int64) bool, commutative bool) graph.Op {
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: toBool(s), Shape: shBroadcast, Commutative: commutative,
+			F64: func(x []float64) float64 { return opdef.Bool(f(x[0], x[1])) },
+			I64: func(x []int64) int64 { return int64(opdef.Bool(i(x[0], x[1]))) }})
+	}
+	OpEqual = compare("Equal", "a == b", compute, func(a, b float64) bool { return a == b }, func(a, b int64) bool { return a == b }, true)
+	OpNotEqual = compare("NotEqual", "a != b", compute, func(a, b float64) bool { return a != b }, func(a, b int64) bool { return a != b }, true)
+	OpLess = compare("Less", "a < b", numeric, func(a, b float64) bool { return a < b }, func(a, b int64) bool { return a < b }, false)
+	OpLessEqual = compare("LessEqual", "a <= b", numeric, func(a, b float64) bool { return a <= b }, func(a, b int64) bool { return a <= b }, false)
+	OpGreater = compare("Greater", "a > b", numeric, func(a, b float64) bool { return a > b }, func(a, b int64) bool { return a > b }, false)
+	OpGreaterEqual = compare("GreaterEqual", "a >= b", numeric, func(a, b float64) bool { return a >= b }, func(a, b int64) bool { return a >= b }, false)
+
+	logic := func(name, doc string, arity int, f func(x []float64) float64) graph.Op {
+		sh := shBroadcast
+		if arity == 1 {
+			sh = shSame
+		}
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: arity, Kind: opdef.Elementwise, DType: sameDType(bools), Shape: sh, Commutative: arity == 2, F64: f})
+	}
+	OpAnd = logic("And", "logical and of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 && x[1] != 0) })
+	OpOr = logic("Or", "logical or of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 || x[1] != 0) })
+	OpNot = logic("Not", "logical not of a bool", 1, func(x []float64) float64 { return opdef.Bool(x[0] == 0) })
+
+	// unary declares a one-operand op of the set s; i is nil for float-only
+	// ops.
+	unary := func(name, doc string, s opdef.DTypeSet, flops float64, f func(float64) float64, i func(int64) int64, grad func(n, x, g *graph.Node) *graph.Node) graph.Op {
+		d := &opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Elementwise, DType: sameDType(s), Shape: shSame, FLOPs: flops,
+			F64: func(x []float64) float64 { return f(x[0]) }}
+		if i != nil {
+			d.I64 = func(x []int64) int64 { return i(x[0]) }
+		}
+		if grad != nil {
+			d.Grad = unaryGrad(grad)
+		}
+		return define(d)
+	}
 	// Transcendentals count as several FLOPs, as PyTorch's and tinygrad's
 	// estimates do; the exact figure only scales the GFLOP/s column.
-	unary(OpExp, "Exp", floats, true, 8)
-	unary(OpLog, "Log", floats, true, 8)
-	unary(OpSqrt, "Sqrt", floats, true, 1)
-	unary(OpTanh, "Tanh", floats, true, 8)
-	unary(OpSigmoid, "Sigmoid", floats, true, 8)
-	unary(OpRelu, "Relu", numeric, true, 1)
-	unary(OpSin, "Sin", floats, true, 8)
-	unary(OpCos, "Cos", floats, true, 8)
+	OpNeg = unary("Neg", "-x", numeric, 1, func(x float64) float64 { return -x }, func(x int64) int64 { return -x },
+		func(n, x, g *graph.Node) *graph.Node { return Neg(g) })
+	OpAbs = unary("Abs", "|x|", numeric, 1, math.Abs, func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sign(x)) })
+	OpSign = unary("Sign", "-1, 0 or 1 by the sign of x (NaN and -0 stay)", numeric, 1, func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x
+	}, func(x int64) int64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return 0
+	}, func(n, x, g *graph.Node) *graph.Node { return ZerosLike(x) })
+	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, n) })
+	OpLog = unary("Log", "natural logarithm", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, x) })
+	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) })
+	OpTanh = unary("Tanh", "hyperbolic tangent", floats, 8, math.Tanh, nil,
+		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sub(Scalar(n, 1), Mul(n, n))) })
+	OpSigmoid = unary("Sigmoid", "1 / (1 + e ** -x), without overflow", floats, 8, sigmoid, nil,
+		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Mul(n, Sub(Scalar(n, 1), n))) })
+	OpRelu = unary("Relu", "max(x, 0); NaN propagates", numeric, 1, func(x float64) float64 {
+		if math.IsNaN(x) {
+			return x
+		}
+		return math.Max(x, 0)
+	}, func(x int64) int64 { return max(x, 0) }, func(n, x, g *graph.Node) *graph.Node { return Where(Greater(x, zero(x)), g, zero(g)) })
+	OpSin = unary("Sin", "sine", floats, 8, math.Sin, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Cos(x)) })
+	OpCos = unary("Cos", "cosine", floats, 8, math.Cos, nil, func(n, x, g *graph.Node) *graph.Node { return Neg(Mul(g, Sin(x))) })
 
-	define(&Def{Op: OpWhere, Name: "Where", Arity: 3, Kind: Elementwise, DType: dtWhere, Shape: shBroadcast, Differentiable: true})
-	define(&Def{Op: OpCast, Name: "Cast", Arity: 1, Kind: Elementwise, DType: dtCast, Shape: shCast, Differentiable: true})
-	define(&Def{Op: OpStopGradient, Name: "StopGradient", Arity: 1, Kind: Elementwise, DType: sameDType(anyType), Shape: shSame, Differentiable: true})
+	OpWhere = define(&opdef.Def{Name: "Where", Doc: "a where cond, else b", Arity: 3, Kind: opdef.Elementwise, DType: dtWhere, Shape: shBroadcast,
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
+			c, a, b := in(n, 0), in(n, 1), in(n, 2)
+			return each(need, nil,
+				func() *graph.Node { return sumTo(Where(c, g, zero(g)), a) },
+				func() *graph.Node { return sumTo(Where(c, zero(g), g), b) })
+		},
+		F64: func(x []float64) float64 {
+			if x[0] != 0 {
+				return x[1]
+			}
+			return x[2]
+		},
+		I64: func(x []int64) int64 {
+			if x[0] != 0 {
+				return x[1]
+			}
+			return x[2]
+		}})
+	OpCast = define(&opdef.Def{Name: "Cast", Doc: "conversion to another dtype: truncating and saturating to integers, NaN to 0, x != 0 to bool", Arity: 1, Kind: opdef.Elementwise,
+		DType: dtCast, Shape: shCast, Ref: refCast,
+		Grad: unaryGrad(func(n, x, g *graph.Node) *graph.Node { return Cast(g, x.DType()) })})
+	OpStopGradient = define(&opdef.Def{Name: "StopGradient", Doc: "x; no gradient flows through it", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(anyType), Shape: shSame,
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node { return []*graph.Node{nil} },
+		F64:  func(x []float64) float64 { return x[0] },
+		I64:  func(x []int64) int64 { return x[0] }})
 }
 
-func perElement(k float64) func(n *graph.Node) float64 {
-	return func(n *graph.Node) float64 { return k * float64(n.Shape().Size()) }
+// floorDiv is integer division rounding toward minus infinity (Python's
+// //), with x/0 = 0 (integer division by zero has no value; loom does not
+// trap) and MinInt/-1 wrapping to MinInt as NumPy does.
+func floorDiv(a, b int64) int64 {
+	switch b {
+	case 0:
+		return 0
+	case -1:
+		return -a
+	}
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// intPow is integer power by squaring; a negative exponent gives the
+// truncated reciprocal (0 unless a is 1 or -1).
+func intPow(a, b int64) int64 {
+	if b < 0 {
+		switch a {
+		case 1:
+			return 1
+		case -1:
+			if b%2 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := int64(1)
+	for b > 0 {
+		if b&1 == 1 {
+			r *= a
+		}
+		a *= a
+		b >>= 1
+	}
+	return r
+}
+
+// sigmoid is 1/(1+e^-x) without overflow: for x < 0 it is e^x/(1+e^x).
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func dtWhere(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
+	if err := noAttr(attr); err != nil {
+		return 0, err
+	}
+	if in[0] != tensor.Bool {
+		return 0, dtypeErr("condition must be bool, got %v; compare with ops.NotEqual(x, ops.Scalar(x, 0))", in[0])
+	}
+	if in[1] != in[2] {
+		return 0, mixedErr(in[1], in[2])
+	}
+	if err := compute.Check(in[1:]); err != nil {
+		return 0, err
+	}
+	return in[1], nil
+}
+
+func dtCast(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
+	a, ok := attr.(opdef.CastAttr)
+	if !ok {
+		return 0, argErr("needs a CastAttr attribute, got %T", attr)
+	}
+	if !a.To.Valid() {
+		return 0, dtypeErr("invalid target dtype %v", a.To)
+	}
+	return a.To, nil
+}
+
+func shCast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	if _, ok := attr.(opdef.CastAttr); !ok {
+		return nil, argErr("needs a CastAttr attribute, got %T", attr)
+	}
+	return in[0].Clone(), nil
+}
+
+// refCast converts as the backends do: floats to integers truncate toward
+// zero and saturate at the target's range (NaN gives 0), integers to
+// narrower integers wrap, anything to bool is x != 0, bools are 0 or 1.
+func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	x, to := in[0], n.DType()
+	out := opdef.NewValue(to, x.Shape)
+	bits := 64
+	if to == tensor.Int32 {
+		bits = 32
+	}
+	for p := 0; p < x.Len(); p++ {
+		switch {
+		case to == tensor.Bool:
+			out.F[p] = opdef.Bool(x.Float(p) != 0)
+		case to.IsInt() && x.DType.IsInt():
+			out.I[p] = x.I[p] // wraps in Round
+		case to.IsInt():
+			out.I[p] = tensor.FloatToInt(math.Trunc(x.F[p]), bits)
+		default:
+			out.F[p] = x.Float(p)
+		}
+	}
+	return out, nil
 }
 
 // binary builds an elementwise op of two operands, promoting their dtypes
 // within a kind first (int32 with int64 gives int64; float32 with float64
 // gives float64; kinds never mix).
 func binary(op graph.Op, a, b *graph.Node) *graph.Node {
-	d := table[op]
+	d := opdef.Lookup(op)
 	if _, bad := graph.Operands(d.Name, a, b); bad != nil {
 		return bad
 	}
@@ -195,7 +438,7 @@ func Cast(x *graph.Node, dt tensor.DType) *graph.Node {
 	if x.Valid() && x.DType() == dt {
 		return x
 	}
-	return Apply(OpCast, CastAttr{To: dt}, x)
+	return Apply(OpCast, opdef.CastAttr{To: dt}, x)
 }
 
 // StopGradient returns x unchanged in value; reverse-mode differentiation

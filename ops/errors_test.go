@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -172,7 +173,7 @@ func TestBuildErrors(t *testing.T) {
 
 // builders calls, for every op of the table, its public builder with the
 // given operands (as many as the op takes; two for a variadic op).
-// TestNilEverywhere fails when a row of ops.Defs() has no entry, so a new
+// TestNilEverywhere fails when a row of opdef.Defs() has no entry, so a new
 // op cannot be left out.
 var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"Add": bin(ops.Add), "Sub": bin(ops.Sub), "Mul": bin(ops.Mul), "Div": bin(ops.Div), "Pow": bin(ops.Pow),
@@ -202,7 +203,7 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 		return ops.CustomGradient("c", xs[0], xs[1:], func(dy *graph.Node) []*graph.Node { return []*graph.Node{dy} })
 	},
 	"Fused": func(xs ...*graph.Node) *graph.Node {
-		return ops.Fused(&ops.FusedAttr{Domain: tensor.Shape{2}, Ops: []ops.FusedOp{
+		return opdef.Fused(&opdef.FusedAttr{Domain: tensor.Shape{2}, Ops: []opdef.FusedOp{
 			{Op: ops.OpAdd, Args: []int{-1, -2}, DType: tensor.Float32},
 		}}, xs...)
 	},
@@ -245,7 +246,7 @@ func bin(f func(a, b *graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.No
 }
 
 // TestNilEverywhere feeds nil and invalid nodes to every builder, the
-// table's (every row of ops.Defs()) and the composites: each returns an
+// table's (every row of opdef.Defs()) and the composites: each returns an
 // invalid node carrying an error, without panicking, and an invalid
 // operand next to a valid one records the error on the valid one's graph.
 func TestNilEverywhere(t *testing.T) {
@@ -254,7 +255,7 @@ func TestNilEverywhere(t *testing.T) {
 		f func(xs ...*graph.Node) *graph.Node
 	}
 	all := map[string]entry{}
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		f, ok := builders[d.Name]
 		if !ok {
 			t.Errorf("op %s has no entry in builders: add a call of its builder", d.Name)
@@ -266,8 +267,8 @@ func TestNilEverywhere(t *testing.T) {
 		}
 		all[d.Name] = entry{n, f}
 	}
-	if len(builders) != len(ops.Defs()) {
-		t.Errorf("builders has %d entries for %d ops", len(builders), len(ops.Defs()))
+	if len(builders) != len(opdef.Defs()) {
+		t.Errorf("builders has %d entries for %d ops", len(builders), len(opdef.Defs()))
 	}
 	for name, c := range composites {
 		all[name] = entry{c.n, c.f}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -280,7 +281,7 @@ func fuzzOp(op byte, r *fuzzReader, g *graph.Graph, nodes []*graph.Node) *graph.
 		}
 		return gs[0]
 	case 21:
-		defs := ops.Defs()
+		defs := opdef.Defs()
 		d := defs[int(r.byte())%len(defs)]
 		attr := fuzzAttr(r)
 		xs := make([]*graph.Node, r.byte()%4)
@@ -314,50 +315,50 @@ func fuzzAttr(r *fuzzReader) graph.Attr {
 	case 0:
 		return nil
 	case 1:
-		return ops.AxesAttr{Axes: r.ints(), KeepDims: r.byte()%2 == 0}
+		return opdef.AxesAttr{Axes: r.ints(), KeepDims: r.byte()%2 == 0}
 	case 2:
-		return ops.AxisAttr{Axis: r.int()}
+		return opdef.AxisAttr{Axis: r.int()}
 	case 3:
-		return ops.ShapeAttr{Shape: r.ints()}
+		return opdef.ShapeAttr{Shape: r.ints()}
 	case 4:
-		return ops.PermAttr{Perm: r.ints()}
+		return opdef.PermAttr{Perm: r.ints()}
 	case 5:
-		return ops.CastAttr{To: r.dtype()}
+		return opdef.CastAttr{To: r.dtype()}
 	case 6:
 		rs := make([]ops.Range, r.byte()%4)
 		for i := range rs {
 			rs[i] = ops.Range{Start: r.int(), Stop: r.int(), Step: r.int()}
 		}
-		return ops.SliceAttr{Ranges: rs}
+		return opdef.SliceAttr{Ranges: rs}
 	case 7:
 		ws := make([]ops.PadWidth, r.byte()%4)
 		for i := range ws {
 			ws[i] = ops.PadWidth{Low: r.int(), High: r.int(), Interior: r.int()}
 		}
-		return ops.PadAttr{Widths: ws}
+		return opdef.PadAttr{Widths: ws}
 	case 8:
 		b := r.byte()
-		return ops.MatMulAttr{TransA: b&1 != 0, TransB: b&2 != 0}
+		return opdef.MatMulAttr{TransA: b&1 != 0, TransB: b&2 != 0}
 	case 9:
 		if r.byte()%2 == 0 {
-			return ops.CustomAttr{Name: "fuzz"}
+			return opdef.CustomAttr{Name: "fuzz"}
 		}
-		return ops.CustomAttr{Name: "fuzz", Rule: func(dy *graph.Node) []*graph.Node { return nil }}
+		return opdef.CustomAttr{Name: "fuzz", Rule: func(dy *graph.Node) []*graph.Node { return nil }}
 	case 10:
-		return (*ops.FusedAttr)(nil)
+		return (*opdef.FusedAttr)(nil)
 	case 11, 12:
-		a := &ops.FusedAttr{Domain: r.dims()}
-		defs := ops.Defs()
+		a := &opdef.FusedAttr{Domain: r.dims()}
+		defs := opdef.Defs()
 		for range r.byte() % 4 {
 			d := defs[int(r.byte())%len(defs)]
-			o := ops.FusedOp{Op: d.Op, Args: r.ints(), DType: r.dtype()}
+			o := opdef.FusedOp{Op: d.Op, Args: r.ints(), DType: r.dtype()}
 			if r.byte()%3 == 0 {
-				o.Attr = ops.CastAttr{To: r.dtype()}
+				o.Attr = opdef.CastAttr{To: r.dtype()}
 			}
 			a.Ops = append(a.Ops, o)
 		}
 		if b := r.byte(); b%3 == 0 {
-			a.Reduce = &ops.FusedReduce{Op: defs[int(b)%len(defs)].Op, Axes: r.ints(), KeepDims: b&8 != 0}
+			a.Reduce = &opdef.FusedReduce{Op: defs[int(b)%len(defs)].Op, Axes: r.ints(), KeepDims: b&8 != 0}
 		}
 		return a
 	}
@@ -450,7 +451,7 @@ func fuzzSeeds() [][]byte {
 		inputs(in(f32)).op("BroadcastTo").b(0).dims(1<<50).op("softmax").b(0, 1).int(0).op("reduce").b(0, 2).dims(),
 		inputs(in(f32)).op("BroadcastTo").b(0).dims(1 << 62),
 		// Defect 12: Apply(Fused) with an op lacking arguments; Apply(CustomGrad, nil, x) then Grad.
-		inputs(in(f32, 2, 2)).op("Apply").b(byte(ops.OpFused-graph.FirstOp)).b(11).dims(2, 2).b(1).b(byte(ops.OpAdd-graph.FirstOp)).b(0).dt(f32).b(1).b(1).b(1, 0),
+		inputs(in(f32, 2, 2)).op("Apply").b(byte(opdef.OpFused-graph.FirstOp)).b(11).dims(2, 2).b(1).b(byte(ops.OpAdd-graph.FirstOp)).b(0).dt(f32).b(1).b(1).b(1, 0),
 		inputs(in(f32, 2)).op("Apply").b(byte(ops.OpCustomGrad-graph.FirstOp)).b(0).b(1, 0).op("Grad").b(1),
 		// Shape-rule overflow: Concat of 4 b8[1<<62], Reshape of b8[0] to [0,1<<62,4], MatMul's batch.
 		inputs(in(b8, 1<<62)).op("Concat").int(0).b(3).b(0, 0, 0, 0),

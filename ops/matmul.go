@@ -2,116 +2,85 @@ package ops
 
 import (
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-func defineMatMul() {
-	define(&Def{Op: OpMatMul, Name: "MatMul", Arity: 2, Kind: Contraction, DType: sameDType(floats), Shape: shMatMul, Differentiable: true,
-		FLOPs: func(n *graph.Node) float64 {
-			_, k := MatMulDims(n)
+// OpMatMul is the code of the matrix product.
+var OpMatMul graph.Op
+
+func init() {
+	OpMatMul = define(&opdef.Def{Name: "MatMul", Doc: "(batched, broadcast) matrix product, optionally of transposed operands", Arity: 2, Kind: opdef.Contraction,
+		DType: sameDType(floats), Shape: shMatMul, Ref: refMatMul,
+		Cost: func(n *graph.Node) float64 {
+			_, k := opdef.MatMulDims(n)
 			return 2 * float64(k) * float64(n.Shape().Size())
+		},
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
+			// C = op(A)·op(B): d op(A) = g·op(B)ᵀ and d op(B) = op(A)ᵀ·g,
+			// each built as one product with flags (no Transpose nodes).
+			a, b := n.Input(0), n.Input(1)
+			ta, tb := opdef.MatMulFlags(n)
+			sumTo := func(c, like *graph.Node) *graph.Node { return SumTo(c, like.Shape()) }
+			return each(need,
+				func() *graph.Node {
+					if ta { // dA = (g·op(B)ᵀ)ᵀ = op(B)·gᵀ
+						return sumTo(MatMulT(b, g, tb, true), a)
+					}
+					return sumTo(MatMulT(g, b, false, !tb), a)
+				},
+				func() *graph.Node {
+					if tb { // dB = (op(A)ᵀ·g)ᵀ = gᵀ·op(A)
+						return sumTo(MatMulT(g, a, true, ta), b)
+					}
+					return sumTo(MatMulT(a, g, !ta, false), b)
+				})
 		}})
 }
 
-// MatMulAttr is the optional attribute of MatMul: the product uses the
-// transpose of its first (TransA) or second (TransB) operand's last two
-// axes, without materialising it. The builder MatMul makes plain products;
-// the compiler folds Transposes into these flags, and gradients use them.
-type MatMulAttr struct{ TransA, TransB bool }
-
-func (a MatMulAttr) String() string {
-	switch {
-	case a.TransA && a.TransB:
-		return "transA transB"
-	case a.TransA:
-		return "transA"
-	case a.TransB:
-		return "transB"
-	}
-	return ""
-}
-
-// MatMulFlags returns the transposition flags of a MatMul node.
-func MatMulFlags(n *graph.Node) (transA, transB bool) {
-	if a, ok := n.Attr().(MatMulAttr); ok {
-		return a.TransA, a.TransB
-	}
-	return false, false
-}
-
-// MatMulDims returns the row count m and inner dimension k of a MatMul
-// node's product (after transposition); 0, 0 for a node that is not a
-// valid MatMul (nil included).
-func MatMulDims(n *graph.Node) (m, k int) {
-	if !isMatMul(n) {
-		return 0, 0
-	}
-	a := n.Input(0).Shape()
-	ta, _ := MatMulFlags(n)
-	if ta {
-		return a[len(a)-1], a[len(a)-2]
-	}
-	return a[len(a)-2], a[len(a)-1]
-}
-
-// isMatMul reports whether n is a MatMul node whose operands and result
-// agree with the op's rules, so that its dims can be read without checks.
-func isMatMul(n *graph.Node) bool {
-	if !n.Valid() || n.Op() != OpMatMul || len(n.Inputs()) != 2 {
-		return false
-	}
-	_, s, err := table[OpMatMul].Infer(n.Inputs(), n.Attr())
-	return err == nil && s.Equal(n.Shape())
-}
-
-// MatMulBatchOffsets returns, for each matrix product of a (batched)
-// MatMul node in row-major order of the result's batch dimensions, the
-// element offsets of the operands' matrices: batch dimensions where an
-// operand has size 1 (or that it lacks) broadcast, offset 0. It returns
-// nil slices for a node that is not a valid MatMul (nil included), and
-// empty ones when the result has no elements. Otherwise the slices have
-// one entry per product, and there are at most as many products as result
-// elements.
-func MatMulBatchOffsets(n *graph.Node) (aOff, bOff []int) {
-	if !isMatMul(n) {
-		return nil, nil
-	}
-	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
-	if out.Size() == 0 {
-		// Nothing to compute: no products, however many batch entries
-		// (a [1<<40,0,3] result has no bytes but 1<<40 empty products).
-		return []int{}, []int{}
-	}
-	batch := out[:len(out)-2]
-	nb := batch.Size()
-	aOff, bOff = make([]int, nb), make([]int, nb)
-	strides := func(s tensor.Shape) []int {
-		// element stride of each batch dim of an operand, aligned to the
-		// result's batch dims; 0 where the operand broadcasts.
-		mat := s[len(s)-2] * s[len(s)-1]
-		bdims := s[:len(s)-2]
-		st := make([]int, len(batch))
-		acc := mat
-		for i := len(bdims) - 1; i >= 0; i-- {
-			j := len(batch) - len(bdims) + i
-			if bdims[i] == batch[j] && bdims[i] != 1 {
-				st[j] = acc
+// refMatMul is the product by its definition: every output element the
+// sum over k of a[..., i, l] * b[..., l, j] (transposed as the flags say,
+// batch dimensions broadcast), in float64.
+func refMatMul(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	a, b := in[0], in[1]
+	ta, tb := opdef.MatMulFlags(n)
+	out := opdef.NewValue(n.DType(), n.Shape())
+	r := len(out.Shape)
+	_, k := opdef.MatMulDims(n)
+	at := func(v *opdef.Value, idx []int) float64 { // broadcast read
+		off := len(idx) - len(v.Shape)
+		p := 0
+		for d, m := range v.Shape {
+			i := idx[off+d]
+			if m == 1 {
+				i = 0
 			}
-			acc *= bdims[i]
+			p = p*m + i
 		}
-		return st
+		return v.F[p]
 	}
-	sa, sb := strides(as), strides(bs)
-	for i := 0; i < nb; i++ {
-		q := i
-		for d := len(batch) - 1; d >= 0; d-- {
-			idx := q % batch[d]
-			q /= batch[d]
-			aOff[i] += idx * sa[d]
-			bOff[i] += idx * sb[d]
+	idx := make([]int, r)
+	ai, bi := make([]int, r), make([]int, r)
+	for p := range out.F {
+		opdef.Index(out.Shape, p, idx)
+		i, j := idx[r-2], idx[r-1]
+		copy(ai, idx)
+		copy(bi, idx)
+		var s float64
+		for l := 0; l < k; l++ {
+			ai[r-2], ai[r-1] = i, l
+			if ta {
+				ai[r-2], ai[r-1] = l, i
+			}
+			bi[r-2], bi[r-1] = l, j
+			if tb {
+				bi[r-2], bi[r-1] = j, l
+			}
+			s += at(a, ai) * at(b, bi)
 		}
+		out.F[p] = s
 	}
-	return aOff, bOff
+	return out, nil
 }
 
 func shMatMul(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
@@ -119,9 +88,9 @@ func shMatMul(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	if len(a) < 2 || len(b) < 2 {
 		return nil, shapeErr("the primitive needs rank >= 2 operands")
 	}
-	var flags MatMulAttr
+	var flags opdef.MatMulAttr
 	if attr != nil {
-		f, ok := attr.(MatMulAttr)
+		f, ok := attr.(opdef.MatMulAttr)
 		if !ok {
 			return nil, argErr("MatMul's attribute must be a MatMulAttr")
 		}
@@ -160,7 +129,7 @@ func MatMul(a, b *graph.Node) *graph.Node {
 	}
 	dt, err := promote(a.DType(), b.DType())
 	if err == nil {
-		err = floats.check("", []tensor.DType{dt})
+		err = floats.Check([]tensor.DType{dt})
 	}
 	if err != nil {
 		return fail(graph.ErrDType, "MatMul", operands, "%v", err)
@@ -210,7 +179,7 @@ func MatMul(a, b *graph.Node) *graph.Node {
 func MatMulT(a, b *graph.Node, transA, transB bool) *graph.Node {
 	var attr graph.Attr
 	if transA || transB {
-		attr = MatMulAttr{TransA: transA, TransB: transB}
+		attr = opdef.MatMulAttr{TransA: transA, TransB: transB}
 	}
 	return Apply(OpMatMul, attr, a, b)
 }

@@ -4,23 +4,159 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-func defineMovement() {
-	zero := func(*graph.Node) float64 { return 0 }
-	define(&Def{Op: OpReshape, Name: "Reshape", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shReshape, Differentiable: true, FLOPs: zero})
-	define(&Def{Op: OpTranspose, Name: "Transpose", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shTranspose, Differentiable: true, FLOPs: zero})
-	define(&Def{Op: OpBroadcastTo, Name: "BroadcastTo", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shBroadcastTo, Differentiable: true, FLOPs: zero})
-	define(&Def{Op: OpConcat, Name: "Concat", Arity: -1, Kind: Movement, DType: sameDType(anyType), Shape: shConcat, Differentiable: true, FLOPs: zero})
-	define(&Def{Op: OpSlice, Name: "Slice", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shSlice, Differentiable: true, FLOPs: zero})
-	define(&Def{Op: OpPad, Name: "Pad", Arity: 1, Kind: Movement, DType: sameDType(anyType), Shape: shPad, Differentiable: true, FLOPs: zero})
+// Op codes of the data-movement ops.
+var OpReshape, OpTranspose, OpBroadcastTo, OpConcat, OpSlice, OpPad graph.Op
+
+func init() {
+	none := func(*graph.Node) float64 { return 0 } // no arithmetic
+	move := func(name, doc string, arity int, sh opdef.ShapeRule, ref func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error), grad opdef.GradRule) graph.Op {
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: arity, Kind: opdef.Movement, DType: sameDType(anyType), Shape: sh, Cost: none, Ref: ref, Grad: grad})
+	}
+	OpReshape = move("Reshape", "the elements in a new shape (row-major order)", 1, shReshape,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			out := opdef.NewValue(n.DType(), n.Shape())
+			for p := 0; p < out.Len(); p++ {
+				out.Copy(p, in[0], p)
+			}
+			return out, nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return Reshape(g, n.Input(0).Shape()...) })
+		})
+	OpTranspose = move("Transpose", "axes permuted", 1, shTranspose,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			perm := n.Attr().(opdef.PermAttr).Perm
+			src := make([]int, len(perm))
+			return opdef.Gather(opdef.NewValue(n.DType(), n.Shape()), in[0], func(idx []int) int {
+				for i, ax := range perm {
+					src[ax] = idx[i]
+				}
+				return opdef.Flat(in[0].Shape, src)
+			}), nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return Transpose(g, InversePerm(n.Attr().(opdef.PermAttr).Perm)...) })
+		})
+	OpBroadcastTo = move("BroadcastTo", "x expanded to a shape by NumPy's rules", 1, shBroadcastTo,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			out := opdef.NewValue(n.DType(), n.Shape())
+			it := opdef.NewBroadcast(out.Shape, in)
+			for p := 0; p < out.Len(); p++ {
+				out.Copy(p, in[0], it.Next()[0])
+			}
+			return out, nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node { return SumTo(g, n.Input(0).Shape()) })
+		})
+	OpConcat = move("Concat", "operands joined along an axis", -1, shConcat,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			axis := n.Attr().(opdef.AxisAttr).Axis
+			out := opdef.NewValue(n.DType(), n.Shape())
+			idx := make([]int, len(out.Shape))
+			for p := 0; p < out.Len(); p++ {
+				opdef.Index(out.Shape, p, idx)
+				k, pos := 0, idx[axis]
+				for pos >= in[k].Shape[axis] {
+					pos -= in[k].Shape[axis]
+					k++
+				}
+				idx[axis] = pos
+				out.Copy(p, in[k], opdef.Flat(in[k].Shape, idx))
+			}
+			return out, nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			axis := n.Attr().(opdef.AxisAttr).Axis
+			out := make([]*graph.Node, len(n.Inputs()))
+			off := 0
+			for i, x := range n.Inputs() {
+				d := x.Shape()[axis]
+				if need[i] {
+					rs := make([]Range, axis+1)
+					for k := range rs {
+						rs[k] = All
+					}
+					rs[axis] = R(off, off+d)
+					out[i] = Slice(g, rs...)
+				}
+				off += d
+			}
+			return out
+		})
+	OpSlice = move("Slice", "x[start:stop:step] along each axis", 1, shSlice,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			rs := n.Attr().(opdef.SliceAttr).Ranges
+			src := make([]int, len(rs))
+			return opdef.Gather(opdef.NewValue(n.DType(), n.Shape()), in[0], func(idx []int) int {
+				for i, r := range rs {
+					src[i] = r.Start + idx[i]*r.Step
+				}
+				return opdef.Flat(in[0].Shape, src)
+			}), nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node {
+				x := n.Input(0)
+				if n.Shape().Size() == 0 {
+					return ZerosLike(x)
+				}
+				rs := n.Attr().(opdef.SliceAttr).Ranges
+				ws := make([]PadWidth, len(rs))
+				for i, r := range rs {
+					last := r.Start + (n.Shape()[i]-1)*r.Step
+					ws[i] = PadWidth{Low: r.Start, High: x.Shape()[i] - 1 - last, Interior: r.Step - 1}
+				}
+				return Pad(g, ws...)
+			})
+		})
+	OpPad = move("Pad", "x surrounded by zeros (and with zeros between elements)", 1, shPad,
+		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+			x := in[0]
+			ws := n.Attr().(opdef.PadAttr).Widths
+			out := opdef.NewValue(n.DType(), n.Shape())
+			idx := make([]int, len(x.Shape))
+			for p := 0; p < x.Len(); p++ {
+				opdef.Index(x.Shape, p, idx)
+				for i, w := range ws {
+					idx[i] = w.Low + idx[i]*(w.Interior+1)
+				}
+				out.Copy(opdef.Flat(out.Shape, idx), x, p)
+			}
+			return out, nil
+		},
+		func(n, g *graph.Node, need []bool) []*graph.Node {
+			return each(need, func() *graph.Node {
+				x := n.Input(0)
+				ws := n.Attr().(opdef.PadAttr).Widths
+				rs := make([]Range, len(ws))
+				for i, w := range ws {
+					// The operand's elements sit at Low, Low+Interior+1, ...:
+					// d of them (Interior plays no part when d <= 1, and may
+					// then be as large as an int holds).
+					d := x.Shape()[i]
+					switch d {
+					case 0:
+						rs[i] = R(w.Low, w.Low)
+					case 1:
+						rs[i] = R(w.Low, w.Low+1)
+					default:
+						rs[i] = RS(w.Low, w.Low+(d-1)*(w.Interior+1)+1, w.Interior+1)
+					}
+				}
+				return Slice(g, rs...)
+			})
+		})
 }
 
 func shReshape(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(ShapeAttr)
+	a, ok := attr.(opdef.ShapeAttr)
 	if !ok {
-		return nil, argErr("needs a ShapeAttr attribute, got %T", attr)
+		return nil, argErr("needs a opdef.ShapeAttr attribute, got %T", attr)
 	}
 	if err := validShape(a.Shape); err != nil {
 		return nil, err
@@ -44,7 +180,7 @@ func Reshape(x *graph.Node, shape ...int) *graph.Node {
 	if target.Equal(x.Shape()) {
 		return x
 	}
-	return Apply(OpReshape, ShapeAttr{Shape: target}, x)
+	return Apply(OpReshape, opdef.ShapeAttr{Shape: target}, x)
 }
 
 func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
@@ -84,9 +220,9 @@ func resolveReshape(from tensor.Shape, shape []int) (tensor.Shape, error) {
 }
 
 func shTranspose(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(PermAttr)
+	a, ok := attr.(opdef.PermAttr)
 	if !ok {
-		return nil, argErr("needs a PermAttr attribute, got %T", attr)
+		return nil, argErr("needs a opdef.PermAttr attribute, got %T", attr)
 	}
 	if err := checkPerm(a.Perm, len(in[0])); err != nil {
 		return nil, err
@@ -142,7 +278,7 @@ func Transpose(x *graph.Node, perm ...int) *graph.Node {
 	if identity {
 		return x
 	}
-	return Apply(OpTranspose, PermAttr{Perm: p}, x)
+	return Apply(OpTranspose, opdef.PermAttr{Perm: p}, x)
 }
 
 // InversePerm returns the permutation that undoes perm, or nil if perm is
@@ -162,50 +298,14 @@ func InversePerm(perm []int) []int {
 }
 
 func shBroadcastTo(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(ShapeAttr)
+	a, ok := attr.(opdef.ShapeAttr)
 	if !ok {
-		return nil, argErr("needs a ShapeAttr attribute, got %T", attr)
+		return nil, argErr("needs a opdef.ShapeAttr attribute, got %T", attr)
 	}
 	if err := broadcastsTo(in[0], a.Shape); err != nil {
 		return nil, err
 	}
 	return a.Shape.Clone(), nil
-}
-
-// validShape checks a target shape given in an attribute: no negative
-// dimension, and an element count (of the non-zero dimensions) that fits
-// in an int.
-func validShape(s tensor.Shape) error {
-	n := 1
-	for i, d := range s {
-		if d < 0 {
-			return shapeErr("dimension %d of shape %v is negative", i, s)
-		}
-		if d == 0 {
-			continue
-		}
-		var ok bool
-		if n, ok = mulDims(n, d); !ok {
-			return shapeErr("shape %v has too many elements", s)
-		}
-	}
-	return nil
-}
-
-func broadcastsTo(from, to tensor.Shape) error {
-	if err := validShape(to); err != nil {
-		return err
-	}
-	off := len(to) - len(from)
-	if off < 0 {
-		return shapeErr("cannot broadcast %v to %v: the target has lower rank", from, to)
-	}
-	for i, d := range from {
-		if d != 1 && d != to[off+i] {
-			return shapeErr("cannot broadcast %v to %v: dimension %d is %d, not 1 or %d", from, to, i, d, to[off+i])
-		}
-	}
-	return nil
 }
 
 // BroadcastTo expands x to shape by the NumPy rules (x's trailing
@@ -220,13 +320,13 @@ func BroadcastTo(x *graph.Node, shape ...int) *graph.Node {
 	if x.Shape().Equal(shape) {
 		return x
 	}
-	return Apply(OpBroadcastTo, ShapeAttr{Shape: tensor.Shape(shape).Clone()}, x)
+	return Apply(OpBroadcastTo, opdef.ShapeAttr{Shape: tensor.Shape(shape).Clone()}, x)
 }
 
 func shConcat(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(AxisAttr)
+	a, ok := attr.(opdef.AxisAttr)
 	if !ok {
-		return nil, argErr("needs an AxisAttr attribute, got %T", attr)
+		return nil, argErr("needs an opdef.AxisAttr attribute, got %T", attr)
 	}
 	first := in[0]
 	if a.Axis < 0 || a.Axis >= len(first) {
@@ -276,13 +376,13 @@ func Concat(axis int, xs ...*graph.Node) *graph.Node {
 	for i, x := range xs {
 		cast[i] = castTo(x, dt)
 	}
-	return Apply(OpConcat, AxisAttr{Axis: ax}, cast...)
+	return Apply(OpConcat, opdef.AxisAttr{Axis: ax}, cast...)
 }
 
 func shSlice(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(SliceAttr)
+	a, ok := attr.(opdef.SliceAttr)
 	if !ok {
-		return nil, argErr("needs a SliceAttr attribute, got %T", attr)
+		return nil, argErr("needs a opdef.SliceAttr attribute, got %T", attr)
 	}
 	s := in[0]
 	if len(a.Ranges) != len(s) {
@@ -346,13 +446,13 @@ func Slice(x *graph.Node, ranges ...Range) *graph.Node {
 		if start < 0 || stop > d || start > stop {
 			return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: range %s is out of bounds for length %d", i, fmtRange(r), d)
 		}
-		norm[i] = Range{start, stop, r.Step}
+		norm[i] = Range{Start: start, Stop: stop, Step: r.Step}
 		identity = identity && start == 0 && stop == d && (r.Step == 1 || d <= 1)
 	}
 	if identity {
 		return x
 	}
-	return Apply(OpSlice, SliceAttr{Ranges: norm}, x)
+	return Apply(OpSlice, opdef.SliceAttr{Ranges: norm}, x)
 }
 
 func fmtRange(r Range) string {
@@ -410,9 +510,9 @@ func Squeeze(x *graph.Node, axes ...int) *graph.Node {
 }
 
 func shPad(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a, ok := attr.(PadAttr)
+	a, ok := attr.(opdef.PadAttr)
 	if !ok {
-		return nil, argErr("needs a PadAttr attribute, got %T", attr)
+		return nil, argErr("needs a opdef.PadAttr attribute, got %T", attr)
 	}
 	s := in[0]
 	if len(a.Widths) != len(s) {
@@ -471,5 +571,5 @@ func Pad(x *graph.Node, widths ...PadWidth) *graph.Node {
 	if identity {
 		return x
 	}
-	return Apply(OpPad, PadAttr{Widths: full}, x)
+	return Apply(OpPad, opdef.PadAttr{Widths: full}, x)
 }

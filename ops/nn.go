@@ -6,19 +6,70 @@ import (
 	"math/bits"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-func defineNormalisations() {
+// Op codes of the normalisations.
+var OpSoftmax, OpLogSoftmax graph.Op
+
+func init() {
 	// Softmax and LogSoftmax are primitives, not composites of Max, Exp and
 	// Sum, so that a backend evaluates them in one stable pass per row.
-	perElem := perElement(10)
-	define(&Def{Op: OpSoftmax, Name: "Softmax", Arity: 1, Kind: Normalisation, DType: sameDType(floats), Shape: shAxis, Differentiable: true, FLOPs: perElem})
-	define(&Def{Op: OpLogSoftmax, Name: "LogSoftmax", Arity: 1, Kind: Normalisation, DType: sameDType(floats), Shape: shAxis, Differentiable: true, FLOPs: perElem})
+	norm := func(name, doc string, grad opdef.GradRule) graph.Op {
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Normalisation, DType: sameDType(floats), Shape: shAxis, FLOPs: 10, Ref: refSoftmax, Grad: grad})
+	}
+	OpSoftmax = norm("Softmax", "exp(x - max) / sum(exp(x - max)) along an axis", func(n, g *graph.Node, need []bool) []*graph.Node {
+		return each(need, func() *graph.Node {
+			axis := n.Attr().(opdef.AxisAttr).Axis
+			return Mul(n, Sub(g, SumKeepDims(Mul(g, n), axis)))
+		})
+	})
+	OpLogSoftmax = norm("LogSoftmax", "(x - max) - log(sum(exp(x - max))) along an axis", func(n, g *graph.Node, need []bool) []*graph.Node {
+		return each(need, func() *graph.Node {
+			axis := n.Attr().(opdef.AxisAttr).Axis
+			return Sub(g, Mul(Exp(n), SumKeepDims(g, axis)))
+		})
+	})
+}
+
+// refSoftmax computes each line along the axis in float64: the maximum,
+// the sum of exp(x - max), then each element.
+func refSoftmax(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	x := in[0]
+	out := opdef.NewValue(n.DType(), n.Shape())
+	axis := n.Attr().(opdef.AxisAttr).Axis
+	A := x.Shape[axis]
+	idx := make([]int, len(x.Shape))
+	line := make([]int, A)
+	for p := range x.F {
+		opdef.Index(x.Shape, p, idx)
+		if idx[axis] != 0 {
+			continue
+		}
+		m := math.Inf(-1)
+		for i := range line {
+			idx[axis] = i
+			line[i] = opdef.Flat(x.Shape, idx)
+			m = math.Max(m, x.F[line[i]])
+		}
+		var s float64
+		for _, q := range line {
+			s += math.Exp(x.F[q] - m)
+		}
+		for _, q := range line {
+			if n.Op() == OpSoftmax {
+				out.F[q] = math.Exp(x.F[q]-m) / s
+			} else {
+				out.F[q] = x.F[q] - m - math.Log(s)
+			}
+		}
+	}
+	return out, nil
 }
 
 func normalise(op graph.Op, x *graph.Node, axis int) *graph.Node {
-	d := table[op]
+	d := opdef.Lookup(op)
 	if _, bad := graph.Operands(d.Name, x); bad != nil {
 		return bad
 	}
@@ -26,7 +77,7 @@ func normalise(op graph.Op, x *graph.Node, axis int) *graph.Node {
 	if err != nil {
 		return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "%v", err)
 	}
-	return Apply(op, AxisAttr{Axis: ax}, x)
+	return Apply(op, opdef.AxisAttr{Axis: ax}, x)
 }
 
 // Softmax returns exp(x) / sum(exp(x)) along axis (negative counts from

@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
 // TestTableComplete fails when a row of the op table is missing a field.
 func TestTableComplete(t *testing.T) {
-	defs := ops.Defs()
-	if len(defs) != ops.NumOps-int(graph.FirstOp) {
-		t.Errorf("%d rows for %d op codes", len(defs), ops.NumOps-int(graph.FirstOp))
+	defs := opdef.Defs()
+	if len(defs) != opdef.NumOps()-int(graph.FirstOp) {
+		t.Errorf("%d rows for %d op codes", len(defs), opdef.NumOps()-int(graph.FirstOp))
 	}
 	names := map[string]bool{}
 	for _, d := range defs {
@@ -31,7 +32,7 @@ func TestTableComplete(t *testing.T) {
 			t.Errorf("%s: registered as %q", d.Name, d.Op.String())
 		}
 		names[d.Name] = true
-		if ops.Lookup(d.Op) != d {
+		if opdef.Lookup(d.Op) != d {
 			t.Errorf("%s: Lookup does not find the row", d.Name)
 		}
 	}

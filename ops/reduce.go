@@ -1,23 +1,120 @@
 package ops
 
 import (
+	"math"
+
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-func defineReductions() {
+// Op codes of the reductions.
+var OpSum, OpMax, OpMin, OpArgMax, OpArgMin graph.Op
+
+func init() {
 	inputSize := func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }
-	define(&Def{Op: OpSum, Name: "Sum", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduce, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpMax, Name: "Max", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduceNonEmpty, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpMin, Name: "Min", Arity: 1, Kind: Reduction, DType: sameDType(numeric), Shape: shReduceNonEmpty, Differentiable: true, FLOPs: inputSize})
-	define(&Def{Op: OpArgMax, Name: "ArgMax", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduceNonEmpty, FLOPs: inputSize})
-	define(&Def{Op: OpArgMin, Name: "ArgMin", Arity: 1, Kind: Reduction, DType: toInt64(numeric), Shape: shReduceNonEmpty, FLOPs: inputSize})
+	red := func(name, doc string, dt opdef.DTypeRule, sh opdef.ShapeRule, fuse bool, grad opdef.GradRule) graph.Op {
+		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: sh, Grad: grad,
+			Cost: inputSize, Ref: refReduce, FuseReduce: fuse})
+	}
+	OpSum = red("Sum", "sum over axes", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+		return each(need, func() *graph.Node {
+			x := n.Input(0)
+			return BroadcastTo(Reshape(g, keepShape(x, n.Attr().(opdef.AxesAttr))...), x.Shape()...)
+		})
+	})
+	OpMax = red("Max", "largest element over axes; NaN propagates", sameDType(numeric), shReduceNonEmpty, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+		return each(need, func() *graph.Node { return selectGrad(n, g, OpArgMax) })
+	})
+	OpMin = red("Min", "smallest element over axes; NaN propagates", sameDType(numeric), shReduceNonEmpty, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+		return each(need, func() *graph.Node { return selectGrad(n, g, OpArgMin) })
+	})
+	OpArgMax = red("ArgMax", "row-major index of the largest element over axes (first of ties; NaN is largest)", toInt64(numeric), shReduceNonEmpty, false, nil)
+	OpArgMin = red("ArgMin", "row-major index of the smallest element over axes (first of ties; NaN is smallest)", toInt64(numeric), shReduceNonEmpty, false, nil)
+}
+
+// refReduce is the reductions' reference: every element visited in
+// row-major order; integers summed exactly; a NaN is the extremum (the
+// first one wins); ArgMax numbers positions row-major over the reduced
+// axes.
+func refReduce(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	x := in[0]
+	a := n.Attr().(opdef.AxesAttr)
+	out := opdef.NewValue(n.DType(), n.Shape())
+	red := make([]bool, len(x.Shape))
+	var redShape tensor.Shape
+	for _, ax := range a.Axes {
+		red[ax] = true
+	}
+	for i, d := range x.Shape {
+		if red[i] {
+			redShape = append(redShape, d)
+		}
+	}
+	op := n.Op()
+	seen := make([]bool, out.Len())
+	bestF := make([]float64, out.Len())
+	bestI := make([]int64, out.Len())
+	idx := make([]int, len(x.Shape))
+	var oidx, ridx []int
+	for p := 0; p < x.Len(); p++ {
+		opdef.Index(x.Shape, p, idx)
+		oidx, ridx = oidx[:0], ridx[:0]
+		for i, k := range idx {
+			switch {
+			case !red[i]:
+				oidx = append(oidx, k)
+			case a.KeepDims:
+				oidx = append(oidx, 0)
+			}
+			if red[i] {
+				ridx = append(ridx, k)
+			}
+		}
+		o := opdef.Flat(out.Shape, oidx)
+		r := int64(opdef.Flat(redShape, ridx))
+		if op == OpSum {
+			if x.DType.IsInt() {
+				out.I[o] += x.I[p]
+			} else {
+				out.F[o] += x.F[p]
+			}
+			continue
+		}
+		isMax := op == OpMax || op == OpArgMax
+		better := false
+		if x.DType.IsInt() {
+			v := x.I[p]
+			better = !seen[o] || (isMax && v > bestI[o]) || (!isMax && v < bestI[o])
+			if better {
+				bestI[o] = v
+			}
+		} else {
+			v := x.F[p]
+			better = !seen[o] || (isMax && v > bestF[o]) || (!isMax && v < bestF[o]) || (math.IsNaN(v) && !math.IsNaN(bestF[o]))
+			if better {
+				bestF[o] = v
+			}
+		}
+		if better {
+			switch {
+			case op == OpArgMax || op == OpArgMin:
+				out.I[o] = r
+			case x.DType.IsInt():
+				out.I[o] = x.I[p]
+			default:
+				out.F[o] = x.F[p]
+			}
+		}
+		seen[o] = true
+	}
+	return out, nil
 }
 
 // reduce builds a reduction after normalising its axes (negative axes
 // count from the end; none means all).
 func reduce(op graph.Op, x *graph.Node, axes []int, keep bool) *graph.Node {
-	d := table[op]
+	d := opdef.Lookup(op)
 	if _, bad := graph.Operands(d.Name, x); bad != nil {
 		return bad
 	}
@@ -32,7 +129,7 @@ func reduce(op graph.Op, x *graph.Node, axes []int, keep bool) *graph.Node {
 			}
 		}
 	}
-	return Apply(op, AxesAttr{Axes: ax, KeepDims: keep}, x)
+	return Apply(op, opdef.AxesAttr{Axes: ax, KeepDims: keep}, x)
 }
 
 // Sum adds the elements of x over the given axes (all axes if none;
@@ -74,7 +171,7 @@ func mean(x *graph.Node, axes []int, keep bool) *graph.Node {
 	if _, bad := graph.Operands("Mean", x); bad != nil {
 		return bad
 	}
-	if err := floats.check("", []tensor.DType{x.DType()}); err != nil {
+	if err := floats.Check([]tensor.DType{x.DType()}); err != nil {
 		return fail(graph.ErrDType, "Mean", []*graph.Node{x}, "%v", err)
 	}
 	s := reduce(OpSum, x, axes, keep)

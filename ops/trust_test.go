@@ -17,6 +17,7 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -366,16 +367,16 @@ func TestShapeRulesOverflow(t *testing.T) {
 		wantBuildError(t, c.name, g, n, graph.ErrShape, c.want)
 	}
 	// The rules themselves, called directly.
-	concat := ops.Lookup(ops.OpConcat)
-	if _, err := concat.Shape([]tensor.Shape{{1 << 62}, {1 << 62}, {1 << 62}, {1 << 62}}, ops.AxisAttr{Axis: 0}); err == nil {
+	concat := opdef.Lookup(ops.OpConcat)
+	if _, err := concat.Shape([]tensor.Shape{{1 << 62}, {1 << 62}, {1 << 62}, {1 << 62}}, opdef.AxisAttr{Axis: 0}); err == nil {
 		t.Errorf("Concat's rule accepted 4 x 2^62")
 	}
-	pad := ops.Lookup(ops.OpPad)
-	if _, err := pad.Shape([]tensor.Shape{{3}}, ops.PadAttr{Widths: []ops.PadWidth{{Low: math.MaxInt, High: math.MaxInt}}}); err == nil {
+	pad := opdef.Lookup(ops.OpPad)
+	if _, err := pad.Shape([]tensor.Shape{{3}}, opdef.PadAttr{Widths: []ops.PadWidth{{Low: math.MaxInt, High: math.MaxInt}}}); err == nil {
 		t.Errorf("Pad's rule accepted MaxInt widths")
 	}
-	slice := ops.Lookup(ops.OpSlice)
-	if s, err := slice.Shape([]tensor.Shape{{2}}, ops.SliceAttr{Ranges: []ops.Range{{0, 2, math.MaxInt}}}); err != nil || !s.Equal(tensor.Shape{1}) {
+	slice := opdef.Lookup(ops.OpSlice)
+	if s, err := slice.Shape([]tensor.Shape{{2}}, opdef.SliceAttr{Ranges: []ops.Range{{Start: 0, Stop: 2, Step: math.MaxInt}}}); err != nil || !s.Equal(tensor.Shape{1}) {
 		t.Errorf("Slice's rule for 0:2:MaxInt of 2 = %v, %v; want [1]", s, err)
 	}
 }
@@ -537,41 +538,41 @@ func TestCrossEntropyLabelOnMasked(t *testing.T) {
 // typed nils, out-of-range and inconsistent contents.
 func hostileAttrs() []graph.Attr {
 	type userAttr struct{ graph.Attr }
-	f := func(ops_ ...ops.FusedOp) *ops.FusedAttr {
-		return &ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: ops_}
+	f := func(ops_ ...opdef.FusedOp) *opdef.FusedAttr {
+		return &opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: ops_}
 	}
 	f32 := tensor.Float32
 	return []graph.Attr{
 		nil, userAttr{},
-		ops.AxesAttr{}, ops.AxesAttr{Axes: []int{-1}}, ops.AxesAttr{Axes: []int{5}}, ops.AxesAttr{Axes: []int{1, 0}}, ops.AxesAttr{Axes: []int{0, 0}},
-		ops.AxisAttr{Axis: -1}, ops.AxisAttr{Axis: 9}, ops.AxisAttr{},
-		ops.ShapeAttr{}, ops.ShapeAttr{Shape: tensor.Shape{-1, -4}}, ops.ShapeAttr{Shape: tensor.Shape{1 << 62, 1 << 62}}, ops.ShapeAttr{Shape: tensor.Shape{4}},
-		ops.PermAttr{}, ops.PermAttr{Perm: []int{5, 0}}, ops.PermAttr{Perm: []int{0, 0}}, ops.PermAttr{Perm: []int{-1, 0}},
-		ops.CastAttr{}, ops.CastAttr{To: 99}, ops.CastAttr{To: tensor.Int32},
-		ops.SliceAttr{}, ops.SliceAttr{Ranges: []ops.Range{{-1, 1, 1}, {0, 1, 1}}}, ops.SliceAttr{Ranges: []ops.Range{{0, 9, 1}, {0, 1, 0}}},
-		ops.SliceAttr{Ranges: []ops.Range{{0, 2, math.MaxInt}, {0, 2, math.MinInt}}},
-		ops.PadAttr{}, ops.PadAttr{Widths: []ops.PadWidth{{Low: -1}, {}}}, ops.PadAttr{Widths: []ops.PadWidth{{Low: math.MaxInt}, {High: math.MaxInt}}},
-		ops.MatMulAttr{TransA: true}, ops.CustomAttr{}, ops.CustomAttr{Rule: func(dy *graph.Node) []*graph.Node { return nil }},
-		(*ops.FusedAttr)(nil), &ops.FusedAttr{},
-		f(ops.FusedOp{Op: ops.OpAdd, DType: f32}),                                        // too few arguments (panicked)
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{-1, -1}, DType: f32}),                   // too many
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{0}, DType: f32}),                        // refers to itself
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{-9}, DType: f32}),                       // no such operand
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{math.MinInt}, DType: f32}),              // negation overflows
-		f(ops.FusedOp{Op: ops.OpSum, Args: []int{-1}, DType: f32}),                       // not elementwise
-		f(ops.FusedOp{Op: graph.Op(60000), Args: []int{-1}, DType: f32}),                 // unknown op
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: tensor.Float64}),            // wrong dtype
-		f(ops.FusedOp{Op: ops.OpCast, Args: []int{-1}, DType: f32}),                      // Cast without CastAttr
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: f32, Attr: ops.AxisAttr{}}), // an attribute on Neg
-		f(ops.FusedOp{Op: ops.OpFused, Args: []int{-1}, DType: f32}),
-		&ops.FusedAttr{Domain: tensor.Shape{-2}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}},
-		&ops.FusedAttr{Domain: tensor.Shape{1 << 62}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}},
-		&ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &ops.FusedReduce{Op: ops.OpExp}},
-		&ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &ops.FusedReduce{Op: ops.OpSum, Axes: []int{3}}},
-		&ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []ops.FusedOp{{Op: ops.OpLess, Args: []int{-1, -1}, DType: tensor.Bool}}, Reduce: &ops.FusedReduce{Op: ops.OpSum}},
-		&ops.FusedAttr{Domain: tensor.Shape{2, 0}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &ops.FusedReduce{Op: ops.OpMax, Axes: []int{1}}},
-		&ops.FusedAttr{Domain: tensor.Shape{3}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}}, // operands do not broadcast
-		f(ops.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: f32}),                                                // a good one
+		opdef.AxesAttr{}, opdef.AxesAttr{Axes: []int{-1}}, opdef.AxesAttr{Axes: []int{5}}, opdef.AxesAttr{Axes: []int{1, 0}}, opdef.AxesAttr{Axes: []int{0, 0}},
+		opdef.AxisAttr{Axis: -1}, opdef.AxisAttr{Axis: 9}, opdef.AxisAttr{},
+		opdef.ShapeAttr{}, opdef.ShapeAttr{Shape: tensor.Shape{-1, -4}}, opdef.ShapeAttr{Shape: tensor.Shape{1 << 62, 1 << 62}}, opdef.ShapeAttr{Shape: tensor.Shape{4}},
+		opdef.PermAttr{}, opdef.PermAttr{Perm: []int{5, 0}}, opdef.PermAttr{Perm: []int{0, 0}}, opdef.PermAttr{Perm: []int{-1, 0}},
+		opdef.CastAttr{}, opdef.CastAttr{To: 99}, opdef.CastAttr{To: tensor.Int32},
+		opdef.SliceAttr{}, opdef.SliceAttr{Ranges: []ops.Range{{Start: -1, Stop: 1, Step: 1}, {Start: 0, Stop: 1, Step: 1}}}, opdef.SliceAttr{Ranges: []ops.Range{{Start: 0, Stop: 9, Step: 1}, {Start: 0, Stop: 1, Step: 0}}},
+		opdef.SliceAttr{Ranges: []ops.Range{{Start: 0, Stop: 2, Step: math.MaxInt}, {Start: 0, Stop: 2, Step: math.MinInt}}},
+		opdef.PadAttr{}, opdef.PadAttr{Widths: []ops.PadWidth{{Low: -1}, {}}}, opdef.PadAttr{Widths: []ops.PadWidth{{Low: math.MaxInt}, {High: math.MaxInt}}},
+		opdef.MatMulAttr{TransA: true}, opdef.CustomAttr{}, opdef.CustomAttr{Rule: func(dy *graph.Node) []*graph.Node { return nil }},
+		(*opdef.FusedAttr)(nil), &opdef.FusedAttr{},
+		f(opdef.FusedOp{Op: ops.OpAdd, DType: f32}),                                          // too few arguments (panicked)
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{-1, -1}, DType: f32}),                     // too many
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{0}, DType: f32}),                          // refers to itself
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{-9}, DType: f32}),                         // no such operand
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{math.MinInt}, DType: f32}),                // negation overflows
+		f(opdef.FusedOp{Op: ops.OpSum, Args: []int{-1}, DType: f32}),                         // not elementwise
+		f(opdef.FusedOp{Op: graph.Op(60000), Args: []int{-1}, DType: f32}),                   // unknown op
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: tensor.Float64}),              // wrong dtype
+		f(opdef.FusedOp{Op: ops.OpCast, Args: []int{-1}, DType: f32}),                        // Cast without CastAttr
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: f32, Attr: opdef.AxisAttr{}}), // an attribute on Neg
+		f(opdef.FusedOp{Op: opdef.OpFused, Args: []int{-1}, DType: f32}),
+		&opdef.FusedAttr{Domain: tensor.Shape{-2}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}},
+		&opdef.FusedAttr{Domain: tensor.Shape{1 << 62}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}},
+		&opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &opdef.FusedReduce{Op: ops.OpExp}},
+		&opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &opdef.FusedReduce{Op: ops.OpSum, Axes: []int{3}}},
+		&opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []opdef.FusedOp{{Op: ops.OpLess, Args: []int{-1, -1}, DType: tensor.Bool}}, Reduce: &opdef.FusedReduce{Op: ops.OpSum}},
+		&opdef.FusedAttr{Domain: tensor.Shape{2, 0}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}, Reduce: &opdef.FusedReduce{Op: ops.OpMax, Axes: []int{1}}},
+		&opdef.FusedAttr{Domain: tensor.Shape{3}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: f32}}}, // operands do not broadcast
+		f(opdef.FusedOp{Op: ops.OpNeg, Args: []int{-1}, DType: f32}),                                                  // a good one
 	}
 }
 
@@ -580,7 +581,7 @@ func hostileAttrs() []graph.Attr {
 // never panics; what it accepts passes graph.Verify, and what Verify
 // checks on nodes made with graph.Add never panics either.
 func TestApplyHostileAttributes(t *testing.T) {
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		for ai, attr := range hostileAttrs() {
 			for _, dt := range []tensor.DType{tensor.Float32, tensor.Bool, tensor.Int64} {
 				for n := 0; n <= 3; n++ {
@@ -628,32 +629,32 @@ func TestApplyRegressions(t *testing.T) {
 
 	g = graph.New()
 	x = g.Input("x", tensor.Float32, 2, 2)
-	n = ops.Apply(ops.OpCustomGrad, ops.CustomAttr{Name: "r"}, x)
+	n = ops.Apply(ops.OpCustomGrad, opdef.CustomAttr{Name: "r"}, x)
 	wantBuildError(t, "CustomGrad without a rule", g, n, graph.ErrInvalid, "nil rule")
 
 	g = graph.New()
 	x = g.Input("x", tensor.Float32, 2, 2)
-	n = ops.Apply(ops.OpFused, &ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []ops.FusedOp{{Op: ops.OpAdd, DType: tensor.Float32}}}, x)
+	n = ops.Apply(opdef.OpFused, &opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []opdef.FusedOp{{Op: ops.OpAdd, DType: tensor.Float32}}}, x)
 	wantBuildError(t, "Fused with a short op", g, n, graph.ErrInvalid, "Fused(f32[2,2])", "fused op 0 (Add) has 0 arguments, the op takes 2")
 
 	g = graph.New()
 	x = g.Input("x", tensor.Float32, 2, 2)
-	n = ops.Apply(ops.OpAdd, ops.AxesAttr{Axes: []int{0}}, x, x)
+	n = ops.Apply(ops.OpAdd, opdef.AxesAttr{Axes: []int{0}}, x, x)
 	wantBuildError(t, "Add with an attribute", g, n, graph.ErrInvalid, "takes no attribute")
 
 	g = graph.New()
 	x = g.Input("x", tensor.Float32, 0, 2)
-	n = ops.Apply(ops.OpMax, ops.AxesAttr{Axes: []int{0}}, x)
+	n = ops.Apply(ops.OpMax, opdef.AxesAttr{Axes: []int{0}}, x)
 	wantBuildError(t, "Max over an empty axis", g, n, graph.ErrShape, "no identity")
 
 	// A well-formed program is accepted and checked by Verify.
 	g = graph.New()
 	x = g.Input("x", tensor.Float32, 2, 2)
 	c := g.Input("c", tensor.Float32)
-	f := ops.Fused(&ops.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []ops.FusedOp{
+	f := opdef.Fused(&opdef.FusedAttr{Domain: tensor.Shape{2, 2}, Ops: []opdef.FusedOp{
 		{Op: ops.OpMul, Args: []int{-1, -2}, DType: tensor.Float32},
-		{Op: ops.OpCast, Attr: ops.CastAttr{To: tensor.Float64}, Args: []int{0}, DType: tensor.Float64},
-	}, Reduce: &ops.FusedReduce{Op: ops.OpSum, Axes: []int{1}}}, x, c)
+		{Op: ops.OpCast, Attr: opdef.CastAttr{To: tensor.Float64}, Args: []int{0}, DType: tensor.Float64},
+	}, Reduce: &opdef.FusedReduce{Op: ops.OpSum, Axes: []int{1}}}, x, c)
 	if !f.Valid() || f.Type() != "f64[2]" || graph.Verify(g) != nil {
 		t.Errorf("a good program: %v, %v", f, g.Err())
 	}
@@ -665,11 +666,11 @@ func TestApplyCopiesAttr(t *testing.T) {
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, 2, 3)
 	axes := []int{1}
-	s := ops.Apply(ops.OpSum, ops.AxesAttr{Axes: axes}, x)
+	s := ops.Apply(ops.OpSum, opdef.AxesAttr{Axes: axes}, x)
 	perm := []int{1, 0}
-	tr := ops.Apply(ops.OpTranspose, ops.PermAttr{Perm: perm}, x)
-	prog := &ops.FusedAttr{Domain: tensor.Shape{2, 3}, Ops: []ops.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: tensor.Float32}}}
-	f := ops.Fused(prog, x)
+	tr := ops.Apply(ops.OpTranspose, opdef.PermAttr{Perm: perm}, x)
+	prog := &opdef.FusedAttr{Domain: tensor.Shape{2, 3}, Ops: []opdef.FusedOp{{Op: ops.OpNeg, Args: []int{-1}, DType: tensor.Float32}}}
+	f := opdef.Fused(prog, x)
 	axes[0], perm[0] = 7, 7
 	prog.Ops[0].Args[0] = -5
 	prog.Domain[0] = 9
@@ -711,46 +712,44 @@ func TestFullErrors(t *testing.T) {
 // TestNilHelpers (defect 13): the table's helpers and hooks accept nil
 // nodes, rows and attributes.
 func TestNilHelpers(t *testing.T) {
-	if m, k := ops.MatMulDims(nil); m != 0 || k != 0 {
+	if m, k := opdef.MatMulDims(nil); m != 0 || k != 0 {
 		t.Errorf("MatMulDims(nil) = %d, %d", m, k)
 	}
-	if a, b := ops.MatMulBatchOffsets(nil); a != nil || b != nil {
+	if a, b := opdef.MatMulBatchOffsets(nil); a != nil || b != nil {
 		t.Errorf("MatMulBatchOffsets(nil) = %v, %v", a, b)
 	}
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, 2)
-	if m, k := ops.MatMulDims(ops.Exp(x)); m != 0 || k != 0 {
+	if m, k := opdef.MatMulDims(ops.Exp(x)); m != 0 || k != 0 {
 		t.Errorf("MatMulDims(Exp) = %d, %d", m, k)
 	}
-	if ta, tb := ops.MatMulFlags(nil); ta || tb {
+	if ta, tb := opdef.MatMulFlags(nil); ta || tb {
 		t.Errorf("MatMulFlags(nil) = %v, %v", ta, tb)
 	}
-	var d *ops.Def
+	var d *opdef.Def
 	if _, _, err := d.Infer(nil, nil); err == nil {
 		t.Errorf("Infer on a nil row succeeded")
 	}
-	if _, _, err := ops.Lookup(ops.OpAdd).Infer([]*graph.Node{x, nil}, nil); err == nil {
+	if _, _, err := opdef.Lookup(ops.OpAdd).Infer([]*graph.Node{x, nil}, nil); err == nil {
 		t.Errorf("Infer with a nil operand succeeded")
 	}
-	if n := ops.Rebuild(nil, nil, nil); n.Valid() || n.Err() == nil {
+	if n := opdef.Rebuild(nil, nil, nil); n.Valid() || n.Err() == nil {
 		t.Errorf("Rebuild(nil, nil) = %v", n)
 	}
-	var fa *ops.FusedAttr
+	var fa *opdef.FusedAttr
 	if fa.String() == "" || fa.OpNames() != nil {
 		t.Errorf("a nil *FusedAttr: %q %v", fa.String(), fa.OpNames())
 	}
-	for _, d := range ops.Defs() {
-		if d.FLOPs != nil {
-			_ = d.FLOPs(nil)
-			_ = d.FLOPs(x)
-		}
+	for _, d := range opdef.Defs() {
+		_ = d.FLOPsOf(nil)
+		_ = d.FLOPsOf(x)
 	}
 }
 
 // TestGradRulesGuarded (defect 13): a gradient rule called directly with
 // nil or mismatched arguments returns invalid cotangents, no panic.
 func TestGradRulesGuarded(t *testing.T) {
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		if d.Grad == nil {
 			continue
 		}

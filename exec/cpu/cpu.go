@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -101,10 +101,10 @@ func (b *Backend) Close() error {
 
 // Supports reports whether there is a kernel for n.
 func (b *Backend) Supports(n *graph.Node) error {
-	if int(n.Op()) >= len(kernels) || kernels[n.Op()] == nil {
+	if kernels[n.Op()] == nil {
 		return fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, n.Op())
 	}
-	if n.Op() == ops.OpFused {
+	if n.Op() == opdef.OpFused {
 		if err := fusedSupported(n); err != nil {
 			return fmt.Errorf("%w: cpu: %v", exec.ErrUnsupported, err)
 		}
@@ -160,15 +160,10 @@ func Model() string {
 }
 
 // kernelFor returns the kernel table entry of n's op.
-func kernelFor(n *graph.Node) prepareFn {
-	if int(n.Op()) >= len(kernels) {
-		return nil
-	}
-	return kernels[n.Op()]
-}
+func kernelFor(n *graph.Node) prepareFn { return kernels[n.Op()] }
 
-// kernels is the static table of kernel constructors, indexed by op code.
-var kernels [ops.NumOps]prepareFn
+// kernels is the static table of kernel constructors, by op code.
+var kernels = map[graph.Op]prepareFn{}
 
 // String describes the backend: "cpu (model, threads)".
 func (b *Backend) String() string { return "cpu (" + b.device.Description + ")" }

@@ -8,6 +8,7 @@ import (
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -22,10 +23,10 @@ func TestEveryOpHasAKernel(t *testing.T) {
 	defer be.Close()
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, 1)
-	for _, d := range ops.Defs() {
-		if d.Op == ops.OpFused {
+	for _, d := range opdef.Defs() {
+		if d.Op == opdef.OpFused {
 			// A Fused node needs a program: a two-op one.
-			f := ops.Fused(&ops.FusedAttr{Domain: tensor.Shape{1}, Ops: []ops.FusedOp{
+			f := opdef.Fused(&opdef.FusedAttr{Domain: tensor.Shape{1}, Ops: []opdef.FusedOp{
 				{Op: ops.OpNeg, Args: []int{-1}, DType: tensor.Float32},
 				{Op: ops.OpExp, Args: []int{0}, DType: tensor.Float32},
 			}}, x)

@@ -16,7 +16,7 @@
 // start-up; LOOM_SIMD=go or the build tag noasm selects the pure-Go
 // loops), matrix products on internal/gemm (packed, cache-blocked, with
 // AVX-512/AVX2 micro-kernels and transposed operands read in place), and
-// fused groups of elementwise ops (ops.OpFused) on a chunk evaluator that
+// fused groups of elementwise ops (opdef.OpFused) on a chunk evaluator that
 // keeps intermediates in per-thread registers of 2048 elements.
 //
 // Cancellation: a Run checks its context before every step, and kernels

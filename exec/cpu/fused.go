@@ -5,11 +5,12 @@ import (
 	"slices"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
-// The chunk evaluator runs a fused group (ops.FusedAttr) over its domain in
+// The chunk evaluator runs a fused group (opdef.FusedAttr) over its domain in
 // chunks of chunkElems elements: each op of the group's program runs over
 // the chunk into a small register (a per-thread buffer that stays in
 // cache), so intermediate values never go to main memory. Operands that
@@ -19,7 +20,7 @@ import (
 // straight into the output, or into a register that the trailing
 // reduction folds into its accumulators.
 
-func init() { kernels[ops.OpFused] = prepareFused }
+func init() { kernels[opdef.OpFused] = prepareFused }
 
 // chunkElems is the chunk length: 2048 elements is 8 KiB of float32 per
 // register, so a program's live registers stay in L1/L2.
@@ -46,7 +47,7 @@ type instr struct {
 }
 
 type fusedPlan struct {
-	attr     *ops.FusedAttr
+	attr     *opdef.FusedAttr
 	n        int // domain elements
 	inputs   []tensor.DType
 	esize    []int        // element size per operand
@@ -74,7 +75,7 @@ func fusedSupported(n *graph.Node) error {
 }
 
 func planFused(n *graph.Node) (*fusedPlan, error) {
-	a, ok := n.Attr().(*ops.FusedAttr)
+	a, ok := n.Attr().(*opdef.FusedAttr)
 	if !ok {
 		return nil, fmt.Errorf("a Fused node without a program")
 	}
@@ -203,7 +204,7 @@ func stride(s source) int {
 }
 
 // microOp builds the chunk function of one fused op.
-func microOp(o ops.FusedOp, dts []tensor.DType, srcs []source) (func(d []byte, s [3][]byte, m int), error) {
+func microOp(o opdef.FusedOp, dts []tensor.DType, srcs []source) (func(d []byte, s [3][]byte, m int), error) {
 	switch o.Op {
 	case ops.OpAdd, ops.OpSub, ops.OpMul, ops.OpDiv, ops.OpPow, ops.OpMaximum, ops.OpMinimum:
 		switch o.DType {

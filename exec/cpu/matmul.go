@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/gemm"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/internal/stop"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -24,12 +25,12 @@ type mmPlan struct {
 func newMMPlan(n *graph.Node) *mmPlan {
 	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
 	r := len(out)
-	ta, tb := ops.MatMulFlags(n)
-	_, k := ops.MatMulDims(n)
+	ta, tb := opdef.MatMulFlags(n)
+	_, k := opdef.MatMulDims(n)
 	// Leading dimensions are at least 1, as BLAS requires, even for empty
 	// operands.
 	p := &mmPlan{m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb, lda: max(1, as[len(as)-1]), ldb: max(1, bs[len(bs)-1])}
-	p.aOff, p.bOff = ops.MatMulBatchOffsets(n)
+	p.aOff, p.bOff = opdef.MatMulBatchOffsets(n)
 	return p
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -112,7 +113,7 @@ func gatherKernel[T uint8 | uint16 | uint32 | uint64](g *gather) *kernel {
 }
 
 func prepareTranspose(n *graph.Node) (*kernel, error) {
-	perm := n.Attr().(ops.PermAttr).Perm
+	perm := n.Attr().(opdef.PermAttr).Perm
 	in := n.Input(0).Shape().Strides()
 	st := make([]int, len(perm))
 	for i, p := range perm {
@@ -135,7 +136,7 @@ func prepareBroadcastTo(n *graph.Node) (*kernel, error) {
 }
 
 func prepareSlice(n *graph.Node) (*kernel, error) {
-	rs := n.Attr().(ops.SliceAttr).Ranges
+	rs := n.Attr().(opdef.SliceAttr).Ranges
 	in := n.Input(0).Shape().Strides()
 	st := make([]int, len(rs))
 	base := 0
@@ -154,7 +155,7 @@ func prepareSlice(n *graph.Node) (*kernel, error) {
 // the result. The loop runs over the result's bytes, so that a concat
 // with few outer rows (axis 0) is still split into parts and sub-ranges.
 func prepareConcat(n *graph.Node) (*kernel, error) {
-	axis := n.Attr().(ops.AxisAttr).Axis
+	axis := n.Attr().(opdef.AxisAttr).Axis
 	out := n.Shape()
 	outer, inner := 1, 1
 	for _, d := range out[:axis] {
@@ -204,7 +205,7 @@ func prepareConcat(n *graph.Node) (*kernel, error) {
 // positions: element idx of x goes to base + sum(idx[d]*strides[d]), a
 // gather run backwards.
 func preparePad(n *graph.Node) (*kernel, error) {
-	ws := n.Attr().(ops.PadAttr).Widths
+	ws := n.Attr().(opdef.PadAttr).Widths
 	out := n.Shape().Strides()
 	st := make([]int, len(ws))
 	base := 0

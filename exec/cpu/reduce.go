@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -118,7 +119,7 @@ func (p *redPlan) isCols() bool {
 
 func prepareReduce(n *graph.Node) (*kernel, error) {
 	x := n.Input(0)
-	p := newRedPlan(x.Shape(), n.Attr().(ops.AxesAttr).Axes)
+	p := newRedPlan(x.Shape(), n.Attr().(opdef.AxesAttr).Axes)
 	p.outN = n.Shape().Size()
 	switch x.DType() {
 	case tensor.Float32:

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -19,7 +20,7 @@ func init() {
 // one pass for the max, one for the sum of exponentials and one for the
 // result, in float64.
 func prepareSoftmax(n *graph.Node) (*kernel, error) {
-	axis := n.Attr().(ops.AxisAttr).Axis
+	axis := n.Attr().(opdef.AxisAttr).Axis
 	s := n.Shape()
 	outer, inner := 1, 1
 	for _, d := range s[:axis] {

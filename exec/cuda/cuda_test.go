@@ -21,6 +21,7 @@ import (
 	"github.com/loomgraph/loom/exec/cuda/internal/cufake"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
@@ -350,7 +351,7 @@ func TestProfile(t *testing.T) {
 
 // opNoKernel is an op no backend has a kernel for (registered by this
 // test file, outside the ops table).
-var opNoKernel = graph.Op(ops.NumOps + 7)
+var opNoKernel = graph.Op(opdef.NumOps() + 7)
 
 func init() { graph.RegisterOp(opNoKernel, graph.OpInfo{Name: "NoKernelOp"}) }
 

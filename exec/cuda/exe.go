@@ -13,6 +13,7 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cuda/internal/cu"
 	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 )
 
@@ -106,7 +107,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		}
 		n := s.Node
 		st.name = n.Op().String()
-		if a, ok := n.Attr().(*ops.FusedAttr); ok {
+		if a, ok := n.Attr().(*opdef.FusedAttr); ok {
 			st.name = "Fused[" + strings.Join(a.OpNames(), ",") + "]"
 		}
 		if err := b.Supports(n); err != nil {

@@ -5,7 +5,7 @@ package cuda
 import (
 	"github.com/loomgraph/loom/exec/cuda/internal/cu"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -29,13 +29,13 @@ type mmPlan struct {
 func newMMPlan(n *graph.Node) *mmPlan {
 	as, bs, out := n.Input(0).Shape(), n.Input(1).Shape(), n.Shape()
 	r := len(out)
-	ta, tb := ops.MatMulFlags(n)
-	_, k := ops.MatMulDims(n)
+	ta, tb := opdef.MatMulFlags(n)
+	_, k := opdef.MatMulDims(n)
 	p := &mmPlan{
 		f64: n.DType() == tensor.Float64, m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb,
 		lda: max(1, as[len(as)-1]), ldb: max(1, bs[len(bs)-1]), esize: int64(n.DType().Size()),
 	}
-	ao, bo := ops.MatMulBatchOffsets(n)
+	ao, bo := opdef.MatMulBatchOffsets(n)
 	p.aOff, p.bOff = make([]int64, len(ao)), make([]int64, len(bo))
 	for i := range ao {
 		p.aOff[i], p.bOff[i] = int64(ao[i]), int64(bo[i])

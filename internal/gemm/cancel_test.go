@@ -1,10 +1,11 @@
 package gemm
 
 import (
-	"github.com/loomgraph/loom/internal/stop"
 	"math"
 	"sync/atomic"
 	"testing"
+
+	"github.com/loomgraph/loom/internal/stop"
 )
 
 // Cancellation (issue 12, defect 19): RunUntil checks its done channel

@@ -2,9 +2,10 @@ package gemm
 
 import (
 	"fmt"
-	"github.com/loomgraph/loom/internal/stop"
 	"math"
 	"unsafe"
+
+	"github.com/loomgraph/loom/internal/stop"
 )
 
 // plan is the element-type-generic body of Plan32 and Plan64.

@@ -6,12 +6,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ebitengine/purego"
 	"math"
 	"os"
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Device is a CUdevice, an ordinal-like handle from DeviceGet.

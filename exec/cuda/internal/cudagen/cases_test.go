@@ -7,6 +7,7 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -193,12 +194,12 @@ func extraCases() []exectest.Case {
 // (and root's reduction, when root is a Sum, Max or Min): its leaves
 // become the operands, as the compiler's fusion pass would make them.
 func fuseGraph(root *graph.Node) *graph.Node {
-	attr := &ops.FusedAttr{}
+	attr := &opdef.FusedAttr{}
 	top := root
 	switch root.Op() {
 	case ops.OpSum, ops.OpMax, ops.OpMin:
-		a := root.Attr().(ops.AxesAttr)
-		attr.Reduce = &ops.FusedReduce{Op: root.Op(), Axes: a.Axes, KeepDims: a.KeepDims}
+		a := root.Attr().(opdef.AxesAttr)
+		attr.Reduce = &opdef.FusedReduce{Op: root.Op(), Axes: a.Axes, KeepDims: a.KeepDims}
 		top = root.Input(0)
 	}
 	attr.Domain = top.Shape()
@@ -218,12 +219,12 @@ func fuseGraph(root *graph.Node) *graph.Node {
 		for k, in := range n.Inputs() {
 			args[k] = visit(in)
 		}
-		attr.Ops = append(attr.Ops, ops.FusedOp{Op: n.Op(), Attr: n.Attr(), Args: args, DType: n.DType()})
+		attr.Ops = append(attr.Ops, opdef.FusedOp{Op: n.Op(), Attr: n.Attr(), Args: args, DType: n.DType()})
 		index[n] = len(attr.Ops) - 1
 		return index[n]
 	}
 	visit(top)
-	return ops.Fused(attr, operands...)
+	return opdef.Fused(attr, operands...)
 }
 
 // fusedCases are fused groups the CPU does not run (reductions over any

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -138,28 +139,28 @@ func describe(n *graph.Node) string {
 }
 
 func supports(n *graph.Node) error {
-	d := ops.Lookup(n.Op())
+	d := opdef.Lookup(n.Op())
 	if d == nil {
 		return fmt.Errorf("unknown op")
 	}
 	switch d.Kind {
-	case ops.Contraction:
+	case opdef.Contraction:
 		return fmt.Errorf("matrix multiplication runs on cuBLAS, not on a generated kernel")
-	case ops.Elementwise:
+	case opdef.Elementwise:
 		_, err := programOf(n)
 		return err
-	case ops.Fusion:
+	case opdef.Fusion:
 		p, err := programOf(n)
 		if err != nil {
 			return err
 		}
-		if a := n.Attr().(*ops.FusedAttr); a.Reduce != nil {
+		if a := n.Attr().(*opdef.FusedAttr); a.Reduce != nil {
 			return reduceSupported(a.Reduce.Op, p.outDType())
 		}
 		return nil
-	case ops.Reduction:
+	case opdef.Reduction:
 		return reduceSupported(n.Op(), n.Input(0).DType())
-	case ops.Movement:
+	case opdef.Movement:
 		for _, in := range n.Inputs() {
 			if bitsType(in.DType()) == "" {
 				return fmt.Errorf("no storage type for %v", in.DType())
@@ -170,7 +171,7 @@ func supports(n *graph.Node) error {
 			return nil
 		}
 		return fmt.Errorf("no movement kernel")
-	case ops.Normalisation:
+	case opdef.Normalisation:
 		if n.DType() != tensor.Float32 && n.DType() != tensor.Float64 {
 			return fmt.Errorf("needs float32 or float64")
 		}
@@ -196,15 +197,15 @@ func Generate(n *graph.Node, t Target) (*Kernel, error) {
 	t = t.withDefaults()
 	g := &gen{t: t}
 	var err error
-	switch d := ops.Lookup(n.Op()); d.Kind {
-	case ops.Elementwise, ops.Fusion:
+	switch d := opdef.Lookup(n.Op()); d.Kind {
+	case opdef.Elementwise, opdef.Fusion:
 		p, _ := programOf(n)
 		err = g.program(p, n)
-	case ops.Reduction:
+	case opdef.Reduction:
 		err = g.reduction(n)
-	case ops.Movement:
+	case opdef.Movement:
 		err = g.movement(n)
-	case ops.Normalisation:
+	case opdef.Normalisation:
 		err = g.softmax(n)
 	default:
 		err = fmt.Errorf("no kernel for %s", n.Op())

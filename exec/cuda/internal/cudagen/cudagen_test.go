@@ -16,6 +16,7 @@ import (
 	loomexec "github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -318,7 +319,7 @@ func TestLaunches(t *testing.T) {
 // alone and followed by a Sum).
 func supportNodes(t *testing.T) []*graph.Node {
 	var out []*graph.Node
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		for _, dt := range tensor.DTypes() {
 			g := graph.New()
 			in := func(dt tensor.DType, shape ...int) *graph.Node {
@@ -326,7 +327,7 @@ func supportNodes(t *testing.T) []*graph.Node {
 			}
 			var ns []*graph.Node
 			switch d.Kind {
-			case ops.Elementwise:
+			case opdef.Elementwise:
 				var args []*graph.Node
 				for k := 0; k < max(d.Arity, 1); k++ {
 					args = append(args, in(dt, 2, 3))
@@ -337,38 +338,38 @@ func supportNodes(t *testing.T) []*graph.Node {
 				}
 				if d.Op == ops.OpCast {
 					for _, to := range tensor.DTypes() {
-						ns = append(ns, ops.Apply(d.Op, ops.CastAttr{To: to}, args...))
+						ns = append(ns, ops.Apply(d.Op, opdef.CastAttr{To: to}, args...))
 					}
 					break
 				}
 				ns = append(ns, ops.Apply(d.Op, attr, args...))
-			case ops.Reduction:
-				ns = append(ns, ops.Apply(d.Op, ops.AxesAttr{Axes: []int{1}}, in(dt, 2, 3)))
-			case ops.Contraction:
+			case opdef.Reduction:
+				ns = append(ns, ops.Apply(d.Op, opdef.AxesAttr{Axes: []int{1}}, in(dt, 2, 3)))
+			case opdef.Contraction:
 				ns = append(ns, ops.Apply(d.Op, nil, in(dt, 2, 3), in(dt, 3, 4)))
-			case ops.Normalisation:
-				ns = append(ns, ops.Apply(d.Op, ops.AxisAttr{Axis: 1}, in(dt, 2, 3)))
-			case ops.Movement:
+			case opdef.Normalisation:
+				ns = append(ns, ops.Apply(d.Op, opdef.AxisAttr{Axis: 1}, in(dt, 2, 3)))
+			case opdef.Movement:
 				x := in(dt, 2, 3)
 				switch d.Op {
 				case ops.OpReshape:
-					ns = append(ns, ops.Apply(d.Op, ops.ShapeAttr{Shape: tensor.Shape{3, 2}}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.ShapeAttr{Shape: tensor.Shape{3, 2}}, x))
 				case ops.OpTranspose:
-					ns = append(ns, ops.Apply(d.Op, ops.PermAttr{Perm: []int{1, 0}}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.PermAttr{Perm: []int{1, 0}}, x))
 				case ops.OpBroadcastTo:
-					ns = append(ns, ops.Apply(d.Op, ops.ShapeAttr{Shape: tensor.Shape{4, 2, 3}}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.ShapeAttr{Shape: tensor.Shape{4, 2, 3}}, x))
 				case ops.OpConcat:
-					ns = append(ns, ops.Apply(d.Op, ops.AxisAttr{Axis: 0}, x, in(dt, 1, 3)))
+					ns = append(ns, ops.Apply(d.Op, opdef.AxisAttr{Axis: 0}, x, in(dt, 1, 3)))
 				case ops.OpSlice:
-					ns = append(ns, ops.Apply(d.Op, ops.SliceAttr{Ranges: []ops.Range{ops.R(0, 2), ops.RS(1, 3, 2)}}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.SliceAttr{Ranges: []ops.Range{ops.R(0, 2), ops.RS(1, 3, 2)}}, x))
 				case ops.OpPad:
-					ns = append(ns, ops.Apply(d.Op, ops.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
 				case ops.OpCustomGrad:
-					ns = append(ns, ops.Apply(d.Op, ops.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
+					ns = append(ns, ops.Apply(d.Op, opdef.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
 				default:
 					t.Errorf("no test node for movement op %s", d.Name)
 				}
-			case ops.Fusion:
+			case opdef.Fusion:
 				continue
 			default:
 				t.Errorf("no test node for %s of kind %v", d.Name, d.Kind)
@@ -378,7 +379,7 @@ func supportNodes(t *testing.T) []*graph.Node {
 					continue // the op's rules reject dt
 				}
 				out = append(out, n)
-				if d.Kind != ops.Elementwise {
+				if d.Kind != opdef.Elementwise {
 					continue
 				}
 				f := fuseGraph(n)
@@ -431,7 +432,7 @@ func TestSupports(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range ops.Defs() {
+	for _, d := range opdef.Defs() {
 		if !seen[d.Op] {
 			t.Errorf("no node of %s was tried", d.Name)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -15,15 +16,15 @@ import (
 type program struct {
 	domain tensor.Shape
 	ins    []*graph.Node
-	ops    []ops.FusedOp
-	reduce *ops.FusedReduce
+	ops    []opdef.FusedOp
+	reduce *opdef.FusedReduce
 }
 
 // programOf builds the program of an elementwise or Fused node and checks
 // that every op has an expression for its dtypes.
 func programOf(n *graph.Node) (*program, error) {
 	p := &program{ins: n.Inputs()}
-	if a, ok := n.Attr().(*ops.FusedAttr); ok && n.Op() == ops.OpFused {
+	if a, ok := n.Attr().(*opdef.FusedAttr); ok && n.Op() == opdef.OpFused {
 		p.domain, p.ops, p.reduce = a.Domain, a.Ops, a.Reduce
 	} else {
 		args := make([]int, len(n.Inputs()))
@@ -31,7 +32,7 @@ func programOf(n *graph.Node) (*program, error) {
 			args[i] = -i - 1
 		}
 		p.domain = n.Shape()
-		p.ops = []ops.FusedOp{{Op: n.Op(), Attr: n.Attr(), Args: args, DType: n.DType()}}
+		p.ops = []opdef.FusedOp{{Op: n.Op(), Attr: n.Attr(), Args: args, DType: n.DType()}}
 	}
 	for _, in := range p.ins {
 		if cType(in.DType()) == "" {
@@ -174,7 +175,7 @@ func (g *gen) program(p *program, n *graph.Node) error {
 	c.line("}")
 	params := inParams(p.ins) + cType(p.outDType()) + "* __restrict__ out"
 	prefix := "ew"
-	if n.Op() == ops.OpFused {
+	if n.Op() == opdef.OpFused {
 		prefix = "fused"
 	}
 	fn := g.function(prefix, params, c.String())
@@ -209,7 +210,7 @@ func sameElems(s, domain tensor.Shape) bool {
 
 // opExpr returns the C expression of one elementwise op applied to the
 // argument expressions args of dtypes dts, or an error when there is none.
-func opExpr(o ops.FusedOp, dts []tensor.DType, args []string) (string, error) {
+func opExpr(o opdef.FusedOp, dts []tensor.DType, args []string) (string, error) {
 	bad := func() (string, error) {
 		return "", fmt.Errorf("no expression for %v of %v", o.Op, dts)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -25,7 +26,7 @@ func (g *gen) movement(n *graph.Node) error {
 	case ops.OpReshape, ops.OpCustomGrad:
 		g.gather(n.DType(), []dim{{size: size, strides: []int64{1}}}, 0)
 	case ops.OpTranspose:
-		perm := n.Attr().(ops.PermAttr).Perm
+		perm := n.Attr().(opdef.PermAttr).Perm
 		in := x.Shape().Strides()
 		st := make([]int64, len(perm))
 		for i, p := range perm {
@@ -38,7 +39,7 @@ func (g *gen) movement(n *graph.Node) error {
 	case ops.OpBroadcastTo:
 		g.gather(n.DType(), coalesce(out, [][]int64{broadcastStrides(x.Shape(), out)}, nil), 0)
 	case ops.OpSlice:
-		rs := n.Attr().(ops.SliceAttr).Ranges
+		rs := n.Attr().(opdef.SliceAttr).Ranges
 		in := x.Shape().Strides()
 		st := make([]int64, len(rs))
 		base := int64(0)
@@ -169,7 +170,7 @@ func (g *gen) transposeTiled(dt tensor.DType, dims []dim) bool {
 // concat launches a gather that reads each output element from the
 // operand whose block of the concatenation axis holds it.
 func (g *gen) concat(n *graph.Node) {
-	axis := n.Attr().(ops.AxisAttr).Axis
+	axis := n.Attr().(opdef.AxisAttr).Axis
 	out := n.Shape()
 	inner := int64(1)
 	for _, d := range out[axis+1:] {
@@ -224,7 +225,7 @@ func (g *gen) concat(n *graph.Node) {
 // pad launches a gather over the result: each element reads the operand
 // element it holds, or is 0 in the padding.
 func (g *gen) pad(n *graph.Node) {
-	ws := n.Attr().(ops.PadAttr).Widths
+	ws := n.Attr().(opdef.PadAttr).Widths
 	x := n.Input(0)
 	size := int64(n.Shape().Size())
 	if x.Shape().Size() == 0 {

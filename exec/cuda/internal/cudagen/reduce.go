@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -449,7 +450,7 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 // reduction generates a Sum, Max, Min, ArgMax or ArgMin node.
 func (g *gen) reduction(n *graph.Node) error {
 	x := n.Input(0)
-	a := n.Attr().(ops.AxesAttr)
+	a := n.Attr().(opdef.AxesAttr)
 	r := newReducer(n.Op(), x.DType())
 	st := broadcastStrides(x.Shape(), x.Shape())
 	s := newRedSpace(x.Shape(), [][]int64{st}, a.Axes)

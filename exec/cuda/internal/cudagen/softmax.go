@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -15,7 +16,7 @@ import (
 // reductions in shared memory) when the axis is the innermost, else
 // consecutive lines on consecutive threads.
 func (g *gen) softmax(n *graph.Node) error {
-	axis := n.Attr().(ops.AxisAttr).Axis
+	axis := n.Attr().(opdef.AxisAttr).Axis
 	s := n.Shape()
 	if s.Size() == 0 {
 		return nil

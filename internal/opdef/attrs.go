@@ -1,13 +1,18 @@
-package ops
+package opdef
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/tensor"
 )
+
+// The attributes ops carry. Each String is canonical and complete (two
+// nodes with the same op, operands and attribute compute the same value);
+// CSE compares attributes by value with EqualAttrs, not by their text.
 
 // AxesAttr is the attribute of the reductions: the reduced axes, sorted,
 // non-negative and distinct, and whether they are kept as size-1 dims.
@@ -17,7 +22,7 @@ type AxesAttr struct {
 }
 
 func (a AxesAttr) String() string {
-	s := "axes=" + intList(a.Axes)
+	s := "axes=" + IntList(a.Axes)
 	if a.KeepDims {
 		s += " keepdims"
 	}
@@ -40,7 +45,7 @@ func (a ShapeAttr) String() string { return "shape=" + a.Shape.String() }
 // Perm[i].
 type PermAttr struct{ Perm []int }
 
-func (a PermAttr) String() string { return "perm=" + intList(a.Perm) }
+func (a PermAttr) String() string { return "perm=" + IntList(a.Perm) }
 
 // CastAttr is the attribute of Cast: the target dtype.
 type CastAttr struct{ To tensor.DType }
@@ -56,15 +61,6 @@ type Range struct{ Start, Stop, Step int }
 // End as a Range's Stop means the axis length.
 const End = int(^uint(0) >> 1)
 
-// All selects a whole axis.
-var All = Range{0, End, 1}
-
-// R is shorthand for Range{Start: start, Stop: stop, Step: 1}.
-func R(start, stop int) Range { return Range{start, stop, 1} }
-
-// RS is shorthand for Range{Start: start, Stop: stop, Step: step}.
-func RS(start, stop, step int) Range { return Range{start, stop, step} }
-
 // SliceAttr is the attribute of Slice: one normalised Range per axis.
 type SliceAttr struct{ Ranges []Range }
 
@@ -74,14 +70,6 @@ func (a SliceAttr) String() string {
 		parts[i] = fmt.Sprintf("%d:%d:%d", r.Start, r.Stop, r.Step)
 	}
 	return "slice=[" + strings.Join(parts, ",") + "]"
-}
-
-func intList(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // PadWidth pads one axis: Low zeros before the first element, High after
@@ -99,11 +87,74 @@ func (a PadAttr) String() string {
 	return "pad=[" + strings.Join(parts, ",") + "]"
 }
 
-// cloneAttr returns a copy of attr that shares no memory with the
+// MatMulAttr is the optional attribute of MatMul: the product uses the
+// transpose of its first (TransA) or second (TransB) operand's last two
+// axes, without materialising it.
+type MatMulAttr struct{ TransA, TransB bool }
+
+func (a MatMulAttr) String() string {
+	switch {
+	case a.TransA && a.TransB:
+		return "transA transB"
+	case a.TransA:
+		return "transA"
+	case a.TransB:
+		return "transB"
+	}
+	return ""
+}
+
+// CustomAttr is the attribute of CustomGrad: the user's gradient rule.
+// Each CustomGradient call gets its own ID, so two custom gradients are
+// never merged by common-subexpression elimination.
+type CustomAttr struct {
+	ID   int64
+	Name string
+	Rule func(dy *graph.Node) []*graph.Node
+}
+
+func (a CustomAttr) String() string { return fmt.Sprintf("custom#%d %q", a.ID, a.Name) }
+
+// EqualAttr reports whether b is a CustomAttr with the same ID (rules are
+// functions, which do not compare).
+func (a CustomAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(CustomAttr)
+	return ok && c.ID == a.ID
+}
+
+// IntList formats a list of ints as "[1,2,3]".
+func IntList(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// attrEqualer is an attribute that compares itself (when reflect's deep
+// equality would compare too much or cannot compare a field).
+type attrEqualer interface {
+	EqualAttr(graph.Attr) bool
+}
+
+// EqualAttrs reports whether two attributes are the same value: by their
+// EqualAttr method when they have one, else by deep equality (nil equals
+// only nil).
+func EqualAttrs(a, b graph.Attr) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if e, ok := a.(attrEqualer); ok {
+		return e.EqualAttr(b)
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// CloneAttr returns a copy of attr that shares no memory with the
 // caller's, for the attribute types of this package, so that a caller
 // changing its slices after Apply cannot change a built node (nodes are
 // immutable). Other attributes are returned as they are.
-func cloneAttr(attr graph.Attr) graph.Attr {
+func CloneAttr(attr graph.Attr) graph.Attr {
 	switch a := attr.(type) {
 	case AxesAttr:
 		a.Axes = slices.Clone(a.Axes)
@@ -127,7 +178,7 @@ func cloneAttr(attr graph.Attr) graph.Attr {
 		c := &FusedAttr{Domain: a.Domain.Clone(), Nodes: slices.Clone(a.Nodes), Sites: slices.Clone(a.Sites)}
 		c.Ops = make([]FusedOp, len(a.Ops))
 		for i, o := range a.Ops {
-			o.Attr = cloneAttr(o.Attr)
+			o.Attr = CloneAttr(o.Attr)
 			o.Args = slices.Clone(o.Args)
 			c.Ops[i] = o
 		}
@@ -139,4 +190,34 @@ func cloneAttr(attr graph.Attr) graph.Attr {
 		return c
 	}
 	return attr
+}
+
+// EqualAttr compares by value (nil and empty axis lists are equal).
+func (a AxesAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(AxesAttr)
+	return ok && a.KeepDims == c.KeepDims && slices.Equal(a.Axes, c.Axes)
+}
+
+// EqualAttr compares by value.
+func (a ShapeAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(ShapeAttr)
+	return ok && slices.Equal(a.Shape, c.Shape)
+}
+
+// EqualAttr compares by value.
+func (a PermAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(PermAttr)
+	return ok && slices.Equal(a.Perm, c.Perm)
+}
+
+// EqualAttr compares by value.
+func (a SliceAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(SliceAttr)
+	return ok && slices.Equal(a.Ranges, c.Ranges)
+}
+
+// EqualAttr compares by value.
+func (a PadAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(PadAttr)
+	return ok && slices.Equal(a.Widths, c.Widths)
 }

@@ -1,7 +1,8 @@
-package ops
+package opdef
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
@@ -20,10 +21,11 @@ type FusedOp struct {
 	DType tensor.DType
 }
 
-// FusedReduce is an optional reduction applied to the group's last op.
+// FusedReduce is an optional reduction applied to the group's last op: an
+// op whose declaration has FuseReduce (Sum, Max, Min).
 type FusedReduce struct {
-	Op       graph.Op // OpSum, OpMax or OpMin
-	Axes     []int    // sorted, within the domain's rank
+	Op       graph.Op
+	Axes     []int // sorted, within the domain's rank
 	KeepDims bool
 }
 
@@ -77,6 +79,31 @@ func (a *FusedAttr) String() string {
 	return b.String()
 }
 
+// EqualAttr compares two programs by value, without Nodes and Sites.
+func (a *FusedAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(*FusedAttr)
+	if !ok || (a == nil) != (c == nil) {
+		return false
+	}
+	if a == nil {
+		return true
+	}
+	if !slices.Equal(a.Domain, c.Domain) || len(a.Ops) != len(c.Ops) || (a.Reduce == nil) != (c.Reduce == nil) {
+		return false
+	}
+	for i, o := range a.Ops {
+		p := c.Ops[i]
+		if o.Op != p.Op || o.DType != p.DType || !slices.Equal(o.Args, p.Args) || !EqualAttrs(o.Attr, p.Attr) {
+			return false
+		}
+	}
+	if r := a.Reduce; r != nil {
+		s := c.Reduce
+		return r.Op == s.Op && r.KeepDims == s.KeepDims && slices.Equal(r.Axes, s.Axes)
+	}
+	return true
+}
+
 // OpNames lists the ops of the group, reduction last.
 func (a *FusedAttr) OpNames() []string {
 	if a == nil {
@@ -92,29 +119,28 @@ func (a *FusedAttr) OpNames() []string {
 	return names
 }
 
-func defineFused() {
-	define(&Def{Op: OpFused, Name: "Fused", Arity: -1, Kind: Fusion, DType: dtFused, Shape: shFused,
-		FLOPs: func(n *graph.Node) float64 {
-			a, ok := n.Attr().(*FusedAttr)
-			if !ok || a == nil {
-				return 0
-			}
-			size := float64(a.Domain.Size())
-			var f float64
-			for _, o := range a.Ops {
-				k := 1.0
-				if d := Lookup(o.Op); d != nil && d.FLOPs != nil {
-					// Per-element cost of the op: its estimate on one element.
-					k = opCostPerElement(o.Op)
-				}
-				f += k * size
-			}
-			if a.Reduce != nil {
-				f += size
-			}
-			return f
-		},
-	})
+// OpFused is the code of the compiler's fused groups.
+var OpFused = Register(&Def{Name: "Fused", Doc: "a compiler-made group of elementwise ops, optionally ending in a reduction", Arity: -1, Kind: Fusion,
+	DType: dtFused, Shape: shFused, Cost: fusedCost})
+
+func fusedCost(n *graph.Node) float64 {
+	a, ok := n.Attr().(*FusedAttr)
+	if !ok || a == nil {
+		return 0
+	}
+	size := float64(a.Domain.Size())
+	var f float64
+	for _, o := range a.Ops {
+		k := 1.0
+		if d := Lookup(o.Op); d != nil {
+			k = d.FLOPsPerElement()
+		}
+		f += k * size
+	}
+	if a.Reduce != nil {
+		f += size
+	}
+	return f
 }
 
 // fusedAttr returns attr as a non-nil *FusedAttr with at least one op.
@@ -122,36 +148,46 @@ func fusedAttr(attr graph.Attr) (*FusedAttr, error) {
 	a, ok := attr.(*FusedAttr)
 	switch {
 	case !ok:
-		return nil, argErr("needs a *FusedAttr attribute, got %T", attr)
+		return nil, ArgErr("needs a *FusedAttr attribute, got %T", attr)
 	case a == nil:
-		return nil, argErr("nil *FusedAttr")
+		return nil, ArgErr("nil *FusedAttr")
 	case len(a.Ops) == 0:
-		return nil, argErr("the fused program has no ops")
+		return nil, ArgErr("the fused program has no ops")
 	}
 	return a, nil
 }
 
+// reduceDef returns the declaration of a fused group's reduction, or an
+// error if the op may not end a group.
+func reduceDef(op graph.Op) (*Def, error) {
+	d := Lookup(op)
+	if d == nil || !d.FuseReduce {
+		return nil, ArgErr("the fused reduction %v is not one that may end a group (Sum, Max or Min)", op)
+	}
+	return d, nil
+}
+
 // dtFused checks the whole program of a Fused node but the shapes: every
-// op is an elementwise row of the table with its arity, its arguments name
-// an operand of the node or an earlier op, its attribute and operand
-// dtypes pass the row's rules and give the recorded dtype, and its values
-// over the domain fit in memory; a trailing reduction is a Sum, Max or Min
-// that admits the last op's dtype. The result has the last op's dtype.
+// op is an elementwise op with its arity, its arguments name an operand of
+// the node or an earlier op, its attribute and operand dtypes pass the
+// op's rules and give the recorded dtype, and its values over the domain
+// fit in memory; a trailing reduction may end a group and admits the last
+// op's dtype. The result has the last op's dtype.
 func dtFused(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	a, err := fusedAttr(attr)
 	if err != nil {
 		return 0, err
 	}
-	if err := validShape(a.Domain); err != nil {
-		return 0, shapeErr("fused domain: %v", err)
+	if err := ValidShape(a.Domain); err != nil {
+		return 0, ShapeErr("fused domain: %v", err)
 	}
 	for i, o := range a.Ops {
 		d := Lookup(o.Op)
 		if d == nil || d.Kind != Elementwise {
-			return 0, argErr("fused op %d (%v) is not an elementwise op", i, o.Op)
+			return 0, ArgErr("fused op %d (%v) is not an elementwise op", i, o.Op)
 		}
 		if len(o.Args) != d.Arity {
-			return 0, argErr("fused op %d (%s) has %d arguments, the op takes %d", i, d.Name, len(o.Args), d.Arity)
+			return 0, ArgErr("fused op %d (%s) has %d arguments, the op takes %d", i, d.Name, len(o.Args), d.Arity)
 		}
 		ins := make([]tensor.DType, len(o.Args))
 		for k, r := range o.Args {
@@ -159,40 +195,39 @@ func dtFused(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 			case r >= 0 && r < i:
 				ins[k] = a.Ops[r].DType
 			case r >= 0:
-				return 0, argErr("fused op %d (%s): argument %d refers to op %d, which does not come before it", i, d.Name, k, r)
+				return 0, ArgErr("fused op %d (%s): argument %d refers to op %d, which does not come before it", i, d.Name, k, r)
 			case -(r + 1) < len(in): // r+1 <= 0, so the negation cannot overflow
 				ins[k] = in[-(r + 1)]
 			default:
-				return 0, argErr("fused op %d (%s): argument %d refers to operand %d of %d", i, d.Name, k, -(r + 1), len(in))
+				return 0, ArgErr("fused op %d (%s): argument %d refers to operand %d of %d", i, d.Name, k, -(r + 1), len(in))
 			}
 		}
 		dt, err := d.DType(ins, o.Attr)
 		if err != nil {
-			return 0, argErr("fused op %d (%s): %v", i, d.Name, err)
+			return 0, ArgErr("fused op %d (%s): %v", i, d.Name, err)
 		}
 		domain := make([]tensor.Shape, len(o.Args)) // every op computes over the domain
 		for k := range domain {
 			domain[k] = a.Domain
 		}
 		if _, err := d.Shape(domain, o.Attr); err != nil {
-			return 0, argErr("fused op %d (%s): %v", i, d.Name, err)
+			return 0, ArgErr("fused op %d (%s): %v", i, d.Name, err)
 		}
 		if dt != o.DType {
-			return 0, dtypeErr("fused op %d (%s) gives %v, recorded %v", i, d.Name, dt, o.DType)
+			return 0, DTypeErr("fused op %d (%s) gives %v, recorded %v", i, d.Name, dt, o.DType)
 		}
 		if err := graph.CheckType(o.DType, a.Domain); err != nil {
-			return 0, shapeErr("fused op %d (%s): %v", i, d.Name, err)
+			return 0, ShapeErr("fused op %d (%s): %v", i, d.Name, err)
 		}
 	}
 	out := a.Ops[len(a.Ops)-1].DType
 	if r := a.Reduce; r != nil {
-		switch r.Op {
-		case OpSum, OpMax, OpMin:
-		default:
-			return 0, argErr("the fused reduction %v is not Sum, Max or Min", r.Op)
+		d, err := reduceDef(r.Op)
+		if err != nil {
+			return 0, err
 		}
-		if _, err := table[r.Op].DType([]tensor.DType{out}, nil); err != nil {
-			return 0, argErr("the fused reduction %v: %v", r.Op, err)
+		if _, err := d.DType([]tensor.DType{out}, AxesAttr{Axes: r.Axes, KeepDims: r.KeepDims}); err != nil {
+			return 0, ArgErr("the fused reduction %v: %v", r.Op, err)
 		}
 	}
 	return out, nil
@@ -206,39 +241,24 @@ func shFused(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 		return nil, err
 	}
 	for k, s := range in {
-		if err := broadcastsTo(s, a.Domain); err != nil {
-			return nil, shapeErr("fused operand %d: %v", k, err)
+		if err := BroadcastsTo(s, a.Domain); err != nil {
+			return nil, ShapeErr("fused operand %d: %v", k, err)
 		}
 	}
 	r := a.Reduce
 	if r == nil {
 		return a.Domain.Clone(), nil
 	}
-	rule := shReduce
-	switch r.Op {
-	case OpSum:
-	case OpMax, OpMin:
-		rule = shReduceNonEmpty
-	default:
-		return nil, argErr("the fused reduction %v is not Sum, Max or Min", r.Op)
+	d, err := reduceDef(r.Op)
+	if err != nil {
+		return nil, err
 	}
-	return rule([]tensor.Shape{a.Domain}, AxesAttr{Axes: r.Axes, KeepDims: r.KeepDims})
-}
-
-// opCostPerElement is the FLOP weight of an elementwise op (transcendentals
-// count as 8, like the table's estimates).
-func opCostPerElement(op graph.Op) float64 {
-	switch op {
-	case OpExp, OpLog, OpTanh, OpSigmoid, OpSin, OpCos:
-		return 8
-	}
-	return 1
+	return d.Shape([]tensor.Shape{a.Domain}, AxesAttr{Axes: r.Axes, KeepDims: r.KeepDims})
 }
 
 // Fused builds a Fused node from a program and its operands, checking the
-// whole program (see the Fused row's rules). The compiler's fusion pass
-// calls it; a user may too, though there is no need: the compiler fuses
-// on its own.
+// whole program (see the Fused rules). The compiler's fusion pass calls
+// it.
 func Fused(attr *FusedAttr, operands ...*graph.Node) *graph.Node {
 	return Apply(OpFused, attr, operands...)
 }
