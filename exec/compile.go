@@ -174,8 +174,8 @@ func pipeline() []Pass {
 	return []Pass{
 		{"prune", "copy only what the outputs and updates need into a new graph", true, prune},
 		{"precision", "convert float computation to the precision asked for with Precision", false, precision},
+		{"constfold", "evaluate nodes whose operands are all constants, with the ops' reference evaluators", false, constfold},
 		{"simplify", "algebraic rewrites, each one line of data (x*1, --x, transpose of transpose, ...)", false, simplify},
-		{"constfold", "evaluate nodes whose operands are all constants, with the CPU kernels", false, constfold},
 		{"cse", "merge nodes with the same op, attribute and operands", false, cse},
 		{"fuse", "group elementwise ops (and a trailing reduction) into single kernels", false, fuse},
 		{"numerics", "with CheckNumerics only: add a NaN/Inf check of every float kernel's result", true, numerics},
@@ -195,7 +195,7 @@ var Constraints = []Constraint{
 	{"prune", "precision", "the program's inputs and variables are fixed by what the outputs need, before any rewrite"},
 	{"precision", "simplify", "constants converted to the compute precision can then be simplified and folded"},
 	{"precision", "constfold", "folding must produce constants in the compute precision"},
-	{"simplify", "constfold", "simplification exposes constant subexpressions (x*1 of a constant) and removes nodes not worth folding"},
+	{"constfold", "simplify", "folding exposes simplifications: x*(2-1) folds to x*1, which simplifies to x"},
 	{"constfold", "cse", "folded constants with equal values are merged"},
 	{"simplify", "cse", "rewritten nodes become identical and are merged"},
 	{"cse", "fuse", "fusion groups single-use chains; merging first makes uses exact"},

@@ -317,3 +317,25 @@ func TestDisablePassesErrors(t *testing.T) {
 		t.Errorf("disabling an unknown pass: %v", err)
 	}
 }
+
+// TestDisableSimplifyDisablesEveryRewrite: with simplify off, x*1 stays a
+// Mul although constant folding runs (the folder used to simplify the
+// nodes it could not fold); (2+3) still folds. Hand: x*1*5 = 5x.
+func TestDisableSimplifyDisablesEveryRewrite(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 4)
+	two, three := g.Const(tensor.Scalar(float32(2))), g.Const(tensor.Scalar(float32(3)))
+	y := ops.Mul(ops.Mul(x, ops.Scalar(x, 1)), ops.Add(two, three))
+	p, got := compileRun(t, be, []*graph.Node{y}, exec.Feeds{x: f32(t, []float32{1, 2, 3, 4}, 4)}, exec.DisablePasses("simplify", "fuse"))
+	if k := kernelOps(p); len(k) != 1 || k[ops.OpMul] != 2 {
+		t.Errorf("kernels %v, want two Muls (x*1 kept, 2+3 folded):\n%s", k, p.Plan().Format())
+	}
+	if err := exectest.Compare(got[0], f32(t, []float32{5, 10, 15, 20}, 4), 0); err != nil {
+		t.Error(err)
+	}
+	p2, _ := compileRun(t, be, []*graph.Node{y}, exec.Feeds{x: f32(t, []float32{1, 2, 3, 4}, 4)}, exec.DisablePasses("fuse"))
+	if k := kernelOps(p2); k[ops.OpMul] != 1 {
+		t.Errorf("with simplify: kernels %v, want one Mul", k)
+	}
+}

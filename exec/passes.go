@@ -1,13 +1,11 @@
 package exec
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -21,24 +19,9 @@ import (
 // its operands (a broadcast is cheaper to recompute than to store).
 const foldLimit = 64
 
-var (
-	folderOnce sync.Once
-	folder     Backend
-)
-
-// cpuFolder returns the registered "cpu" backend, opened once, or nil when
-// it is not linked in (then nothing is folded).
-func cpuFolder() Backend {
-	folderOnce.Do(func() {
-		if b, err := Open("cpu"); err == nil {
-			folder = b
-		}
-	})
-	return folder
-}
-
 func foldable(n *graph.Node, ins []*graph.Node) bool {
-	if len(ins) == 0 || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || n.Op().IsLeaf() {
+	d := opdef.Lookup(n.Op())
+	if len(ins) == 0 || d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused {
 		return false
 	}
 	size := 0
@@ -52,20 +35,31 @@ func foldable(n *graph.Node, ins []*graph.Node) bool {
 	return out <= max(size, foldLimit) && out <= 1<<22
 }
 
-// constfold evaluates every node whose operands are all constants with the
-// CPU backend's kernels and replaces it by the result, then simplifies
-// what the new constants expose.
+// constfold replaces every node whose operands are all constants by its
+// value, computed with the op's reference evaluator (internal/opdef): in
+// float64 (int64 for integers, exactly) and rounded once to the node's
+// dtype. Integer, bool and exactly rounded float results (the arithmetic
+// ops, comparisons, movement) are the bits every backend computes; a
+// folded transcendental (exp, log, tanh, ...) is the correctly rounded
+// value, which may differ from what a backend's kernel computes at run
+// time by that kernel's error bound (at most a few ulp: internal/simd
+// documents the CPU's). Folding needs no backend, so a binary without the
+// CPU backend folds too.
 func constfold(c *compilation) error {
-	be := cpuFolder()
-	if be == nil {
-		return nil
-	}
 	var ferr error
 	err := c.rewrite(func(ng *graph.Graph, n *graph.Node, ins []*graph.Node, _ func(*graph.Node) *graph.Node) *graph.Node {
-		if !foldable(n, ins) {
-			return simplifyNode(c.cfg.fastMath, n, ins, 4)
+		if ferr != nil || !foldable(n, ins) {
+			return nil
 		}
-		t, err := evalConst(be, n, ins)
+		vals := make([]*opdef.Value, len(ins))
+		for i, in := range ins {
+			vals[i] = opdef.FromTensor(in.Value())
+		}
+		v, err := opdef.Evaluate(n, vals)
+		var t *tensor.Tensor
+		if err == nil {
+			t, err = v.Tensor()
+		}
 		if err != nil {
 			ferr = fmt.Errorf("folding %s (built at %s): %w", n, n.Site(), err)
 			return nil
@@ -76,29 +70,6 @@ func constfold(c *compilation) error {
 		return ferr
 	}
 	return err
-}
-
-// evalConst runs one node on constant operands.
-func evalConst(be Backend, n *graph.Node, ins []*graph.Node) (*tensor.Tensor, error) {
-	g := graph.New()
-	cs := make([]*graph.Node, len(ins))
-	for i, in := range ins {
-		cs[i] = g.ConstShared(in.Value(), in.Site())
-	}
-	m := opdef.Rebuild(g, n, cs)
-	if !m.Valid() {
-		return nil, m.Err()
-	}
-	p, err := Compile(be, []*graph.Node{m}, DisablePasses("precision", "simplify", "constfold", "cse", "fuse"))
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	out, err := p.Run(context.Background(), nil)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
 }
 
 // ---- cse ----
