@@ -32,12 +32,17 @@ func init() {
 			return each(need, func() *graph.Node { return f(n, in(n, 0), g) })
 		}
 	}
-	arith := func(name, doc string, f func(a, b float64) float64, i func(a, b int64) int64, grad opdef.GradRule, commutative bool) graph.Op {
-		return define(&opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast,
-			Grad: grad, Commutative: commutative,
+	arith := func(name, doc string, f func(a, b float64) float64, i func(a, b int64) int64, grad opdef.GradRule, commutative bool, dom ...[]opdef.Interval) graph.Op {
+		d := &opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast,
+			Grad: grad, Commutative: commutative, Domain: []opdef.Interval{{Lo: -2, Hi: 2}},
 			F64: func(x []float64) float64 { return f(x[0], x[1]) },
-			I64: func(x []int64) int64 { return i(x[0], x[1]) }})
+			I64: func(x []int64) int64 { return i(x[0], x[1]) }}
+		if len(dom) == 2 {
+			d.Domain, d.IntDomain = dom[0], dom[1]
+		}
+		return define(d)
 	}
+	iv := func(lo, hi float64) opdef.Interval { return opdef.Interval{Lo: lo, Hi: hi} }
 
 	OpAdd = arith("Add", "a + b", func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
@@ -58,7 +63,7 @@ func init() {
 			return each(need,
 				func() *graph.Node { return sumTo(Div(g, b), a) },
 				func() *graph.Node { return sumTo(Neg(Mul(g, Div(n, b))), b) }) // -g*a/b^2 = -g*(a/b)/b
-		}, false)
+		}, false, []opdef.Interval{iv(-2, 2), {Lo: 0.5, Hi: 2, Signed: true}}, []opdef.Interval{iv(-50, 50), iv(1, 7)})
 	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, intPow,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
@@ -71,7 +76,7 @@ func init() {
 					safe := Where(Equal(a, zero(a)), Scalar(a, 1), a)
 					return sumTo(Mul(g, Mul(n, Log(safe))), b)
 				})
-		}, false)
+		}, false, []opdef.Interval{iv(0.5, 2), iv(-2, 2)}, []opdef.Interval{iv(-3, 4), iv(0, 5)})
 	OpMaximum = arith("Maximum", "the larger of a and b; NaN propagates",
 		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Max(a, b) }, a, b) }, func(a, b int64) int64 { return max(a, b) },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
@@ -79,7 +84,7 @@ func init() {
 			return each(need,
 				func() *graph.Node { return sumTo(Where(GreaterEqual(a, b), g, zero(g)), a) },
 				func() *graph.Node { return sumTo(Where(Less(a, b), g, zero(g)), b) })
-		}, true)
+		}, true, []opdef.Interval{iv(-2, 2)}, []opdef.Interval{iv(-5, 5)})
 	OpMinimum = arith("Minimum", "the smaller of a and b; NaN propagates",
 		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Min(a, b) }, a, b) }, func(a, b int64) int64 { return min(a, b) },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
@@ -87,7 +92,7 @@ func init() {
 			return each(need,
 				func() *graph.Node { return sumTo(Where(LessEqual(a, b), g, zero(g)), a) },
 				func() *graph.Node { return sumTo(Where(Greater(a, b), g, zero(g)), b) })
-		}, true)
+		}, true, []opdef.Interval{iv(-2, 2)}, []opdef.Interval{iv(-5, 5)})
 
 	compare := func(name, doc string, s opdef.DTypeSet, f func(a, b float64) bool, i func(a, b int64) bool, commutative bool) graph.Op {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: toBool(s), Shape: shBroadcast, Commutative: commutative,
@@ -114,8 +119,8 @@ func init() {
 
 	// unary declares a one-operand op of the set s; i is nil for float-only
 	// ops.
-	unary := func(name, doc string, s opdef.DTypeSet, flops float64, f func(float64) float64, i func(int64) int64, grad func(n, x, g *graph.Node) *graph.Node) graph.Op {
-		d := &opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Elementwise, DType: sameDType(s), Shape: shSame, FLOPs: flops,
+	unary := func(name, doc string, s opdef.DTypeSet, flops float64, f func(float64) float64, i func(int64) int64, grad func(n, x, g *graph.Node) *graph.Node, dom ...opdef.Interval) graph.Op {
+		d := &opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Elementwise, DType: sameDType(s), Shape: shSame, FLOPs: flops, Domain: dom,
 			F64: func(x []float64) float64 { return f(x[0]) }}
 		if i != nil {
 			d.I64 = func(x []int64) int64 { return i(x[0]) }
@@ -152,21 +157,21 @@ func init() {
 		}
 		return 0
 	}, func(n, x, g *graph.Node) *graph.Node { return ZerosLike(x) })
-	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, n) })
-	OpLog = unary("Log", "natural logarithm", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, x) })
-	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) })
+	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, n) }, iv(-5, 5))
+	OpLog = unary("Log", "natural logarithm", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, x) }, iv(0.05, 10))
+	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) }, iv(0.05, 10))
 	OpTanh = unary("Tanh", "hyperbolic tangent", floats, 8, math.Tanh, nil,
-		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sub(Scalar(n, 1), Mul(n, n))) })
+		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sub(Scalar(n, 1), Mul(n, n))) }, iv(-4, 4))
 	OpSigmoid = unary("Sigmoid", "1 / (1 + e ** -x), without overflow", floats, 8, sigmoid, nil,
-		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Mul(n, Sub(Scalar(n, 1), n))) })
+		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Mul(n, Sub(Scalar(n, 1), n))) }, iv(-8, 8))
 	OpRelu = unary("Relu", "max(x, 0); NaN propagates", numeric, 1, func(x float64) float64 {
 		if math.IsNaN(x) {
 			return x
 		}
 		return math.Max(x, 0)
 	}, func(x int64) int64 { return max(x, 0) }, func(n, x, g *graph.Node) *graph.Node { return Where(Greater(x, zero(x)), g, zero(g)) })
-	OpSin = unary("Sin", "sine", floats, 8, math.Sin, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Cos(x)) })
-	OpCos = unary("Cos", "cosine", floats, 8, math.Cos, nil, func(n, x, g *graph.Node) *graph.Node { return Neg(Mul(g, Sin(x))) })
+	OpSin = unary("Sin", "sine", floats, 8, math.Sin, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Cos(x)) }, iv(-7, 7))
+	OpCos = unary("Cos", "cosine", floats, 8, math.Cos, nil, func(n, x, g *graph.Node) *graph.Node { return Neg(Mul(g, Sin(x))) }, iv(-7, 7))
 
 	OpWhere = define(&opdef.Def{Name: "Where", Doc: "a where cond, else b", Arity: 3, Kind: opdef.Elementwise, DType: dtWhere, Shape: shBroadcast,
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {

@@ -93,57 +93,81 @@ var shapePairs = []struct {
 	{"large-col", tensor.Shape{300, 1}, tensor.Shape{300, 257}},
 }
 
+// The elementwise ops' cases are made from their declarations: every
+// elementwise op without an attribute is run on every dtype its dtype rule
+// admits, with operands drawn from its declared test domain
+// (opdef.Def.Domain), so a new op needs no case written here.
+
+// computeTypes are the dtypes the generated cases try.
+var computeTypes = []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64, tensor.Bool}
+
+// resultOf applies d's dtype rule to arity operands of dtype dt (no
+// attribute).
+func resultOf(d *opdef.Def, dt tensor.DType) (tensor.DType, bool) {
+	in := make([]tensor.DType, d.Arity)
+	for i := range in {
+		in[i] = dt
+	}
+	out, err := d.DType(in, nil)
+	return out, err == nil
+}
+
+// elementwiseDefs returns the elementwise ops of arity n that take no
+// attribute (Where and Cast have cases of their own).
+func elementwiseDefs(n int) []*opdef.Def {
+	var out []*opdef.Def
+	for _, d := range opdef.Defs() {
+		if d.Kind == opdef.Elementwise && d.Arity == n && d.Ref == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sample draws operand i of op d: dtype dt, the given shape, from the
+// op's test domain (a Signed domain gets random signs).
+func sample(d *opdef.Def, i int, dt tensor.DType, shape tensor.Shape, seed uint64) *tensor.Tensor {
+	iv := d.SampleDomain(i, dt)
+	t := Rand(dt, shape, iv.Lo, iv.Hi, seed)
+	if iv.Signed {
+		neg := Rand(tensor.Bool, shape, 0, 1, seed+1000)
+		for k := 0; k < t.Size(); k++ {
+			if neg.Float64(k) != 0 {
+				t.SetFloat64(k, -t.Float64(k))
+			}
+		}
+	}
+	return t
+}
+
+// seedOf gives each op its own deterministic seeds.
+func seedOf(name string) uint64 {
+	var h uint64 = 14695981039346656037
+	for _, c := range name {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h % 1_000_000 * 100
+}
+
+// binaryCases: the elementwise ops of two operands whose result has the
+// operands' dtype, on every broadcasting pattern.
 func binaryCases() []Case {
-	type bop struct {
-		name           string
-		f              func(a, b *graph.Node) *graph.Node
-		alo, ahi       float64
-		blo, bhi       float64
-		ints           bool
-		ilo, ihi, jlo  float64
-		jhi            float64
-		avoidZeroRight bool
-	}
-	bops := []bop{
-		{"Add", ops.Add, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
-		{"Sub", ops.Sub, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
-		{"Mul", ops.Mul, -2, 2, -2, 2, true, -50, 50, -50, 50, false},
-		{"Div", ops.Div, -2, 2, 0.5, 2, true, -50, 50, 1, 7, true},
-		{"Pow", ops.Pow, 0.5, 2, -2, 2, true, -3, 4, 0, 5, false},
-		{"Maximum", ops.Maximum, -2, 2, -2, 2, true, -5, 5, -5, 5, false},
-		{"Minimum", ops.Minimum, -2, 2, -2, 2, true, -5, 5, -5, 5, false},
-	}
 	var cs []Case
-	for oi, op := range bops {
+	for _, d := range elementwiseDefs(2) {
 		for _, sp := range shapePairs {
-			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
-				if dt.IsInt() && !op.ints {
+			for _, dt := range computeTypes {
+				if out, ok := resultOf(d, dt); !ok || out != dt || dt == tensor.Bool {
 					continue
 				}
 				if dt.IsInt() && (sp.name == "rank4" || sp.name == "large-col") {
 					continue
 				}
-				op, sp, dt, seed := op, sp, dt, uint64(oi*100)
+				d, sp, dt, seed := d, sp, dt, seedOf(d.Name)
 				cs = append(cs, Case{
-					Name: fmt.Sprintf("%s/%s/%s", op.name, sp.name, dt.Short()),
+					Name: fmt.Sprintf("%s/%s/%s", d.Name, sp.name, dt.Short()),
 					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-						alo, ahi, blo, bhi := op.alo, op.ahi, op.blo, op.bhi
-						if dt.IsInt() {
-							alo, ahi, blo, bhi = op.ilo, op.ihi, op.jlo, op.jhi
-						}
-						a := Rand(dt, sp.a, alo, ahi, seed+1)
-						b := Rand(dt, sp.b, blo, bhi, seed+2)
-						if op.name == "Div" && dt.IsFloat() {
-							// Random signs on the divisor, kept away from zero.
-							neg := Rand(tensor.Bool, sp.b, 0, 1, seed+3)
-							for i := 0; i < b.Size(); i++ {
-								if neg.Float64(i) != 0 {
-									b.SetFloat64(i, -b.Float64(i))
-								}
-							}
-						}
-						ns, feeds := Inputs(g, a, b)
-						return []*graph.Node{op.f(ns[0], ns[1])}, feeds
+						ns, feeds := Inputs(g, sample(d, 0, dt, sp.a, seed+1), sample(d, 1, dt, sp.b, seed+2))
+						return []*graph.Node{ops.Apply(d.Op, nil, ns[0], ns[1])}, feeds
 					},
 				})
 			}
@@ -160,41 +184,23 @@ func binaryCases() []Case {
 	return cs
 }
 
-var unaryOps = []struct {
-	name   string
-	f      func(*graph.Node) *graph.Node
-	lo, hi float64
-	ints   bool
-}{
-	{"Neg", ops.Neg, -3, 3, true},
-	{"Abs", ops.Abs, -3, 3, true},
-	{"Sign", ops.Sign, -3, 3, true},
-	{"Exp", ops.Exp, -5, 5, false},
-	{"Log", ops.Log, 0.01, 10, false},
-	{"Sqrt", ops.Sqrt, 0, 10, false},
-	{"Tanh", ops.Tanh, -4, 4, false},
-	{"Sigmoid", ops.Sigmoid, -8, 8, false},
-	{"Relu", ops.Relu, -3, 3, true},
-	{"Sin", ops.Sin, -7, 7, false},
-	{"Cos", ops.Cos, -7, 7, false},
-	{"StopGradient", ops.StopGradient, -3, 3, true},
-}
-
+// unaryCases: the elementwise ops of one operand, on every dtype they
+// admit.
 func unaryCases() []Case {
 	shapes := []tensor.Shape{{2, 3}, {}, {2, 3, 4, 5}, {0}, {70001}}
 	var cs []Case
-	for oi, op := range unaryOps {
+	for _, d := range elementwiseDefs(1) {
 		for _, s := range shapes {
-			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64} {
-				if dt.IsInt() && (!op.ints || len(s) == 4) {
+			for _, dt := range computeTypes {
+				if _, ok := resultOf(d, dt); !ok || (!dt.IsFloat() && len(s) == 4) {
 					continue
 				}
-				op, s, dt := op, s, dt
+				d, s, dt, seed := d, s, dt, seedOf(d.Name)
 				cs = append(cs, Case{
-					Name: fmt.Sprintf("%s/%v/%s", op.name, s, dt.Short()),
+					Name: fmt.Sprintf("%s/%v/%s", d.Name, s, dt.Short()),
 					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-						ns, feeds := Inputs(g, Rand(dt, s, op.lo, op.hi, uint64(oi)))
-						return []*graph.Node{op.f(ns[0])}, feeds
+						ns, feeds := Inputs(g, sample(d, 0, dt, s, seed))
+						return []*graph.Node{ops.Apply(d.Op, nil, ns[0])}, feeds
 					},
 				})
 			}
@@ -203,37 +209,31 @@ func unaryCases() []Case {
 	return cs
 }
 
+// compareCases: the elementwise ops of two operands with a Bool result
+// (comparisons, logic), on small integers so that ties occur.
 func compareCases() []Case {
-	cmps := []struct {
-		name string
-		f    func(a, b *graph.Node) *graph.Node
-	}{
-		{"Equal", ops.Equal}, {"NotEqual", ops.NotEqual}, {"Less", ops.Less},
-		{"LessEqual", ops.LessEqual}, {"Greater", ops.Greater}, {"GreaterEqual", ops.GreaterEqual},
-	}
 	var cs []Case
-	for ci, c := range cmps {
+	for _, d := range elementwiseDefs(2) {
 		for _, sp := range shapePairs[:6] {
-			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64, tensor.Bool} {
-				if dt == tensor.Bool && c.name != "Equal" && c.name != "NotEqual" {
+			for _, dt := range computeTypes {
+				if out, ok := resultOf(d, dt); !ok || out != tensor.Bool {
 					continue
 				}
-				c, sp, dt := c, sp, dt
+				d, sp, dt, seed := d, sp, dt, seedOf(d.Name)
 				cs = append(cs, Case{
-					Name: fmt.Sprintf("%s/%s/%s", c.name, sp.name, dt.Short()),
+					Name: fmt.Sprintf("%s/%s/%s", d.Name, sp.name, dt.Short()),
 					Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-						// Small integers, so that ties occur.
 						lo, hi := -2.0, 3.0
 						if dt == tensor.Bool {
 							lo, hi = 0, 1
 						}
-						a := Rand(dt, sp.a, lo, hi, uint64(ci*10+1))
-						b := Rand(dt, sp.b, lo, hi, uint64(ci*10+2))
+						a := Rand(dt, sp.a, lo, hi, seed+1)
+						b := Rand(dt, sp.b, lo, hi, seed+2)
 						if dt.IsFloat() {
 							a, b = floorT(a), floorT(b)
 						}
 						ns, feeds := Inputs(g, a, b)
-						return []*graph.Node{c.f(ns[0], ns[1])}, feeds
+						return []*graph.Node{ops.Apply(d.Op, nil, ns[0], ns[1])}, feeds
 					},
 				})
 			}
@@ -251,16 +251,6 @@ func floorT(t *tensor.Tensor) *tensor.Tensor {
 
 func otherElementwiseCases() []Case {
 	var cs []Case
-	for _, sp := range shapePairs[:6] {
-		sp := sp
-		cs = append(cs, Case{
-			Name: "And-Or-Not/" + sp.name,
-			Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-				ns, feeds := Inputs(g, Rand(tensor.Bool, sp.a, 0, 1, 1), Rand(tensor.Bool, sp.b, 0, 1, 2))
-				return []*graph.Node{ops.And(ns[0], ns[1]), ops.Or(ns[0], ns[1]), ops.Not(ns[0])}, feeds
-			},
-		})
-	}
 	whereShapes := [][3]tensor.Shape{
 		{{2, 3}, {2, 3}, {2, 3}},
 		{{2, 1, 3}, {4, 3}, {}},

@@ -106,12 +106,39 @@ type Def struct {
 	I64 func(x []int64) int64
 	Ref func(n *graph.Node, in []*Value) (*Value, error)
 
+	// Domain and IntDomain are where the conformance suite and the
+	// gradient checks draw operand values, for float and for integer
+	// operands: one Interval per operand, the last serving the rest; nil
+	// means [-3, 3) and [-50, 50). Keep them inside the op's domain (Log:
+	// x > 0) and clear of its poles, so that finite differences work.
+	Domain, IntDomain []Interval
+
 	// Commutative: swapping the two operands gives the same value (CSE
 	// sorts them).
 	Commutative bool
 	// FuseReduce: the op may end a fused group as its trailing reduction
 	// (Sum, Max, Min).
 	FuseReduce bool
+}
+
+// Interval is a half-open range of values [Lo, Hi); Signed draws the
+// negated range as often (a divisor: ±[0.5, 2)).
+type Interval struct {
+	Lo, Hi float64
+	Signed bool
+}
+
+// SampleDomain returns where tests draw operand i's values for an operand
+// of dtype dt (see Domain).
+func (d *Def) SampleDomain(i int, dt tensor.DType) Interval {
+	ds, def := d.Domain, Interval{Lo: -3, Hi: 3}
+	if dt.IsInt() {
+		ds, def = d.IntDomain, Interval{Lo: -50, Hi: 50}
+	}
+	if len(ds) == 0 {
+		return def
+	}
+	return ds[min(i, len(ds)-1)]
 }
 
 // Differentiable reports whether the op has a gradient rule.
