@@ -5,13 +5,13 @@ import (
 	"github.com/loomgraph/loom/internal/opdef"
 )
 
-// softmax generates Softmax (log false) and LogSoftmax (log true): the operand is viewed as
-// [outer, A, inner] and each of the outer*inner lines of length A is
-// normalised with its maximum m subtracted, s = sum of exp(x - m) in
-// double, then exp(x - m) * (1/s) or (x - m) - log(s) (the CPU's row
-// formulas: a NaN anywhere in a line makes the line NaN). Lines use the
-// reduction's tiles: a block per row (lanes along the row, tree
-// reductions in shared memory) when the axis is the innermost, else
+// softmax generates Softmax (log false) and LogSoftmax (log true): the
+// operand is viewed as [outer, A, inner] and each of the outer*inner
+// lines of length A is normalised with its maximum m subtracted, s = sum
+// of exp(x - m) in double, then exp(x - m) * (1/s) or (x - m) - log(s)
+// (the CPU's row formulas: a NaN anywhere in a line makes the line NaN).
+// Lines use the reduction's tiles: a block per row (lanes along the row,
+// tree reductions in shared memory) when the axis is the innermost, else
 // consecutive lines on consecutive threads.
 func (g *gen) softmax(n *graph.Node, log bool) error {
 	axis := n.Attr().(opdef.AxisAttr).Axis
