@@ -11,7 +11,6 @@ import (
 	"github.com/loomgraph/loom/exec/cuda/internal/cu"
 	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -265,15 +264,11 @@ func (b *Backend) do(fn func() error) error {
 	return b.w.do(fn)
 }
 
-// Supports reports whether there is a kernel for n: MatMul in float32 and
-// float64 on cuBLAS, everything else through the code generator.
+// Supports reports whether there is a kernel for n: every op has its row
+// in the code generator's table (exec/cuda/internal/cudagen), which says
+// whether it runs as a generated kernel or a library call (MatMul in
+// float32 and float64 on cuBLAS).
 func (b *Backend) Supports(n *graph.Node) error {
-	if n.Op() == ops.OpMatMul {
-		if dt := n.DType(); dt != tensor.Float32 && dt != tensor.Float64 {
-			return fmt.Errorf("%w: cuda: MatMul of %s (cuBLAS runs float32 and float64)", exec.ErrUnsupported, dt)
-		}
-		return nil
-	}
 	if err := cudagen.Supports(n); err != nil {
 		return fmt.Errorf("%w: cuda: %v", exec.ErrUnsupported, err)
 	}

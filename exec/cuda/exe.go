@@ -14,7 +14,6 @@ import (
 	"github.com/loomgraph/loom/exec/cuda/internal/cu"
 	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
 )
 
 // ptrOf is the address of a byte slice's first element (nil when empty).
@@ -113,10 +112,14 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		if err := b.Supports(n); err != nil {
 			return nil, fmt.Errorf("cuda: %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
 		}
-		if n.Op() == ops.OpMatMul {
+		switch lib := cudagen.LibraryOf(n); lib {
+		case cudagen.Generated:
+		case cudagen.GEMM:
 			st.mm = newMMPlan(n)
 			e.hasMM = true
 			continue
+		default:
+			return nil, fmt.Errorf("cuda: %s %s (built at %s): no call of %v", n.Op(), n.Type(), n.Site(), lib)
 		}
 		k, err := cudagen.Generate(n, t)
 		if err != nil {

@@ -19,11 +19,23 @@ import (
 )
 
 // realNVRTC opens a real NVRTC for checking the generated CUDA C on a
-// machine without a GPU: $LOOM_CHECK_NVRTC, else Debian's libnvrtc11.2
-// (package libnvrtc11.2 in non-free, which .ci/run installs when it can),
-// else whatever the normal search finds. NVRTC needs no GPU.
+// machine without a GPU (findNVRTC), or skips the test.
 func realNVRTC(t *testing.T) *cu.NVRTC {
 	t.Helper()
+	if n := findNVRTC(); n != nil {
+		return n
+	}
+	t.Skip(noNVRTC)
+	return nil
+}
+
+const noNVRTC = "no real NVRTC (install Debian's libnvrtc11.2 from non-free, or set LOOM_CHECK_NVRTC)"
+
+// findNVRTC opens a real NVRTC: $LOOM_CHECK_NVRTC, else Debian's
+// libnvrtc11.2 (package libnvrtc11.2 in non-free, which .ci/run installs
+// when it can), else, on a GPU, whatever the normal search finds; nil
+// when there is none. NVRTC needs no GPU.
+func findNVRTC() *cu.NVRTC {
 	var paths []string
 	if p := os.Getenv("LOOM_CHECK_NVRTC"); p != "" {
 		paths = append(paths, p)
@@ -49,8 +61,18 @@ func realNVRTC(t *testing.T) *cu.NVRTC {
 			return n
 		}
 	}
-	t.Skip("no real NVRTC (install Debian's libnvrtc11.2 from non-free, or set LOOM_CHECK_NVRTC)")
 	return nil
+}
+
+// checkArch is the architecture the real NVRTC checks for: sm_90 (NVRTC
+// also runs ptxas and returns a cubin, which checks more than the PTX:
+// resources, registers), or sm_80 for NVRTCs older than 11.8.
+func checkArch(n *cu.NVRTC) string {
+	major, minor, _ := n.Version()
+	if major < 11 || (major == 11 && minor < 8) {
+		return "sm_80"
+	}
+	return "sm_90"
 }
 
 // TestNVRTCCompilesGeneratedKernels compiles every distinct function the
@@ -104,12 +126,7 @@ func TestNVRTCCompilesGeneratedKernels(t *testing.T) {
 	sort.Strings(names)
 	// Batches of functions per NVRTC call keep the check to seconds.
 	const batch = 150
-	// sm_90: NVRTC also runs ptxas and returns a cubin, which checks more
-	// than the PTX (resources, registers); older NVRTCs stop at sm_80.
-	arch := "sm_90"
-	if major < 11 || (major == 11 && minor < 8) {
-		arch = "sm_80"
-	}
+	arch := checkArch(n)
 	for lo := 0; lo < len(names); lo += batch {
 		hi := min(lo+batch, len(names))
 		var src strings.Builder

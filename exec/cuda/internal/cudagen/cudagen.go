@@ -8,9 +8,6 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
-	"github.com/loomgraph/loom/tensor"
 )
 
 // Target describes the device a kernel is generated for. Zero fields take
@@ -117,8 +114,10 @@ type Kernel struct {
 	ScratchBytes int64
 }
 
-// Supports returns nil when Generate can handle n, else an error wrapping
-// exec.ErrUnsupported that names the op and its operand dtypes.
+// Supports returns nil when the backend can compute n: with a kernel of
+// Generate, or with the library call LibraryOf names. Otherwise it returns
+// an error wrapping exec.ErrUnsupported that names the op and its operand
+// dtypes.
 func Supports(n *graph.Node) error {
 	if n == nil || !n.Valid() {
 		return fmt.Errorf("%w: cudagen: invalid node", exec.ErrUnsupported)
@@ -138,46 +137,13 @@ func describe(n *graph.Node) string {
 	return fmt.Sprintf("%s(%s) -> %s", n.Op(), strings.Join(in, ", "), n.Type())
 }
 
+// supports checks n against its op's row of the table.
 func supports(n *graph.Node) error {
-	d := opdef.Lookup(n.Op())
-	if d == nil {
-		return fmt.Errorf("unknown op")
-	}
-	switch d.Kind {
-	case opdef.Contraction:
-		return fmt.Errorf("matrix multiplication runs on cuBLAS, not on a generated kernel")
-	case opdef.Elementwise:
-		_, err := programOf(n)
+	e, err := lookup(n.Op())
+	if err != nil {
 		return err
-	case opdef.Fusion:
-		p, err := programOf(n)
-		if err != nil {
-			return err
-		}
-		if a := n.Attr().(*opdef.FusedAttr); a.Reduce != nil {
-			return reduceSupported(a.Reduce.Op, p.outDType())
-		}
-		return nil
-	case opdef.Reduction:
-		return reduceSupported(n.Op(), n.Input(0).DType())
-	case opdef.Movement:
-		for _, in := range n.Inputs() {
-			if bitsType(in.DType()) == "" {
-				return fmt.Errorf("no storage type for %v", in.DType())
-			}
-		}
-		switch n.Op() {
-		case ops.OpReshape, ops.OpTranspose, ops.OpBroadcastTo, ops.OpConcat, ops.OpSlice, ops.OpPad, ops.OpCustomGrad:
-			return nil
-		}
-		return fmt.Errorf("no movement kernel")
-	case opdef.Normalisation:
-		if n.DType() != tensor.Float32 && n.DType() != tensor.Float64 {
-			return fmt.Errorf("needs float32 or float64")
-		}
-		return nil
 	}
-	return fmt.Errorf("no kernel for kind %v", d.Kind)
+	return e.check(n)
 }
 
 // Generate returns the kernel that computes node n on target t: every
@@ -188,29 +154,14 @@ func supports(n *graph.Node) error {
 // the result may share its buffer with an operand of its shape and
 // element size (the memory planner's in-place updates). Reductions are
 // deterministic (no atomics); the package documentation lists the kernel
-// shapes.
-// MatMul is not generated: the backend runs it on cuBLAS.
+// shapes. A node that runs as a library call (LibraryOf: MatMul on
+// cuBLAS) has no generated kernel.
 func Generate(n *graph.Node, t Target) (*Kernel, error) {
 	if err := Supports(n); err != nil {
 		return nil, err
 	}
-	t = t.withDefaults()
-	g := &gen{t: t}
-	var err error
-	switch d := opdef.Lookup(n.Op()); d.Kind {
-	case opdef.Elementwise, opdef.Fusion:
-		p, _ := programOf(n)
-		err = g.program(p, n)
-	case opdef.Reduction:
-		err = g.reduction(n)
-	case opdef.Movement:
-		err = g.movement(n)
-	case opdef.Normalisation:
-		err = g.softmax(n)
-	default:
-		err = fmt.Errorf("no kernel for %s", n.Op())
-	}
-	if err != nil {
+	g := &gen{t: t.withDefaults()}
+	if err := table[n.Op()].gen(g, n); err != nil {
 		return nil, fmt.Errorf("cudagen: %s: %w", describe(n), err)
 	}
 	return &g.k, nil

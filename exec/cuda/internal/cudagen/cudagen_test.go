@@ -414,11 +414,17 @@ func TestSupports(t *testing.T) {
 		err := Supports(n)
 		switch {
 		case n.Op() == ops.OpMatMul:
-			if err == nil || !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul") {
-				t.Errorf("Supports(%s) = %v, want an ErrUnsupported naming MatMul", describe(n), err)
+			// cuBLAS runs float32 and float64 (exec/cuda), nothing is
+			// generated.
+			if lib := LibraryOf(n); lib != GEMM {
+				t.Errorf("LibraryOf(%s) = %v, want GEMM", describe(n), lib)
 			}
-			if _, err := Generate(n, h100); err == nil {
-				t.Errorf("Generate(%s) succeeded", describe(n))
+			f := n.DType() == tensor.Float32 || n.DType() == tensor.Float64
+			if f != (err == nil) || (err != nil && (!errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul"))) {
+				t.Errorf("Supports(%s) = %v, want nil for float32 and float64, else an ErrUnsupported naming MatMul", describe(n), err)
+			}
+			if _, err := Generate(n, h100); err == nil || !strings.Contains(err.Error(), "cuBLAS") {
+				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)
 			}
 			continue
 		case cpuErr == nil && err != nil:
@@ -445,12 +451,21 @@ func TestSupports(t *testing.T) {
 func TestSupportsErrors(t *testing.T) {
 	g := graph.New()
 	mm := ops.MatMul(g.Input("a", tensor.Float32, 2, 3), g.Input("b", tensor.Float32, 3, 4))
-	err := Supports(mm)
-	if err == nil || !strings.Contains(err.Error(), "MatMul") || !strings.Contains(err.Error(), "f32[2,3]") {
-		t.Errorf("Supports(MatMul) = %v: want an error naming the op and its types", err)
+	if err := Supports(mm); err != nil {
+		t.Errorf("Supports(MatMul) = %v: cuBLAS runs it", err)
 	}
-	if _, err := Generate(mm, h100); err == nil {
-		t.Errorf("Generate(MatMul) succeeded")
+	if _, err := Generate(mm, h100); err == nil || !strings.Contains(err.Error(), "MatMul") || !strings.Contains(err.Error(), "f32[2,3]") || !strings.Contains(err.Error(), "cuBLAS") {
+		t.Errorf("Generate(MatMul) = %v: want an error naming the op, its types and cuBLAS", err)
+	}
+	// An integer MatMul (built by hand: the builders never make one) has
+	// no cuBLAS call.
+	xi := g.Input("xi", tensor.Int32, 4, 4)
+	mi := g.Add(graph.Spec{Op: ops.OpMatMul, Inputs: []*graph.Node{xi, xi}, DType: tensor.Int32, Shape: tensor.Shape{4, 4}})
+	if err := Supports(mi); !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul(i32[4,4], i32[4,4])") || !strings.Contains(err.Error(), "cuBLAS runs float32 and float64") {
+		t.Errorf("Supports(int32 MatMul) = %v, want ErrUnsupported naming the op, its types and why", err)
+	}
+	if _, err := lookup(graph.Op(60000)); err == nil || !strings.Contains(err.Error(), "no row") {
+		t.Errorf("lookup(unknown op) = %v, want an error saying the table has no row", err)
 	}
 	if err := Supports(graph.Invalid(errors.New("x"))); err == nil {
 		t.Errorf("Supports(invalid node) = nil")

@@ -4,6 +4,19 @@
 // functions that compute it and the launches to run, with every shape,
 // stride and size baked into the source as a constant.
 //
+// Every op has one row in the op-to-code table (table.go). An elementwise
+// op's row is a C-expression template with a variant per dtype class
+// (bool, integer, float, storage) where semantics differ; the dtypes of a
+// class differ only through the C type mapping (types.go), so tanh renders
+// tanhf(x) for float32 and tanh(x) for float64. The same expression serves
+// the op alone, in fused groups and before a fused reduction. Every other
+// op's row is its generator (reductions with their arithmetic), and
+// MatMul's names the cuBLAS call the backend makes instead (LibraryOf).
+// Adding an elementwise op is one row; TestTable fails for a declared op
+// without one, and exec/cuda's TestElementwiseTable compiles (with the
+// real NVRTC where installed) and runs every elementwise op in every dtype
+// combination its declaration admits.
+//
 // The source is written in a small dialect that both NVRTC (with no
 // headers) and a host C++17 compiler (the emulator, after its own header)
 // accept: extern "C" kernels with pointer parameters only, 64-bit

@@ -15,7 +15,6 @@ import (
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -97,7 +96,7 @@ func prepareCases(t *testing.T, cases []exectest.Case, tg Target, plain bool) []
 				if s.Kind != exec.KernelStep {
 					continue
 				}
-				if s.Node.Op() == ops.OpMatMul {
+				if LibraryOf(s.Node) != Generated {
 					continue next
 				}
 				k, err := Generate(s.Node, tg)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -13,49 +12,43 @@ import (
 // one kernel serves every dtype of a size, float16, bfloat16 and bool
 // included.
 
-// movement generates Reshape, CustomGrad (copies), Transpose, BroadcastTo,
-// Slice (gathers), Concat and Pad.
-func (g *gen) movement(n *graph.Node) error {
-	out := n.Shape()
-	size := int64(out.Size())
-	if size == 0 {
-		return nil
+// copyKernel generates Reshape and CustomGrad: a copy.
+func copyKernel(g *gen, n *graph.Node) {
+	g.gather(n.DType(), []dim{{size: int64(n.Shape().Size()), strides: []int64{1}}}, 0)
+}
+
+// transpose generates Transpose: a tiled transpose when the input's
+// contiguous axis moves, else a gather.
+func (g *gen) transpose(n *graph.Node) {
+	perm := n.Attr().(opdef.PermAttr).Perm
+	in := n.Input(0).Shape().Strides()
+	st := make([]int64, len(perm))
+	for i, p := range perm {
+		st[i] = int64(in[p])
 	}
-	x := n.Input(0)
-	switch n.Op() {
-	case ops.OpReshape, ops.OpCustomGrad:
-		g.gather(n.DType(), []dim{{size: size, strides: []int64{1}}}, 0)
-	case ops.OpTranspose:
-		perm := n.Attr().(opdef.PermAttr).Perm
-		in := x.Shape().Strides()
-		st := make([]int64, len(perm))
-		for i, p := range perm {
-			st[i] = int64(in[p])
-		}
-		dims := coalesce(out, [][]int64{st}, nil)
-		if !g.transposeTiled(n.DType(), dims) {
-			g.gather(n.DType(), dims, 0)
-		}
-	case ops.OpBroadcastTo:
-		g.gather(n.DType(), coalesce(out, [][]int64{broadcastStrides(x.Shape(), out)}, nil), 0)
-	case ops.OpSlice:
-		rs := n.Attr().(opdef.SliceAttr).Ranges
-		in := x.Shape().Strides()
-		st := make([]int64, len(rs))
-		base := int64(0)
-		for i, r := range rs {
-			st[i] = int64(in[i]) * int64(r.Step)
-			base += int64(r.Start) * int64(in[i])
-		}
-		g.gather(n.DType(), coalesce(out, [][]int64{st}, nil), base)
-	case ops.OpConcat:
-		g.concat(n)
-	case ops.OpPad:
-		g.pad(n)
-	default:
-		return fmt.Errorf("no movement kernel for %s", n.Op())
+	dims := coalesce(n.Shape(), [][]int64{st}, nil)
+	if !g.transposeTiled(n.DType(), dims) {
+		g.gather(n.DType(), dims, 0)
 	}
-	return nil
+}
+
+// broadcastTo generates BroadcastTo: a gather with zero strides.
+func (g *gen) broadcastTo(n *graph.Node) {
+	g.gather(n.DType(), coalesce(n.Shape(), [][]int64{broadcastStrides(n.Input(0).Shape(), n.Shape())}, nil), 0)
+}
+
+// slice generates Slice: a gather from the first element with the steps'
+// strides.
+func (g *gen) slice(n *graph.Node) {
+	rs := n.Attr().(opdef.SliceAttr).Ranges
+	in := n.Input(0).Shape().Strides()
+	st := make([]int64, len(rs))
+	base := int64(0)
+	for i, r := range rs {
+		st[i] = int64(in[i]) * int64(r.Step)
+		base += int64(r.Start) * int64(in[i])
+	}
+	g.gather(n.DType(), coalesce(n.Shape(), [][]int64{st}, nil), base)
 }
 
 // gather launches out[i] = in0[base + sum(idx_d * stride_d)] over the

@@ -4,8 +4,8 @@ package cudagen
 // shared memory declaration and the __device__ helpers generated kernels
 // call (float16/bfloat16 conversions by bit manipulation with rounding to
 // nearest even, as package tensor converts; NaN and infinity by bit
-// casts; saturating float-to-integer casts; floor division and integer
-// power; NaN-propagating maximum and minimum). It needs no headers.
+// casts; saturating float-to-integer casts; floor division and
+// powers; NaN-propagating maximum and minimum). It needs no headers.
 func Prelude() string { return prelude }
 
 const prelude = `// loom CUDA prelude: helpers of the generated kernels (no headers needed).
@@ -154,6 +154,10 @@ __device__ __forceinline__ long long loom_pow_i64(long long x, long long y)
     }
     return (long long)r;
 }
+
+// Float power in double, rounded once (as the CPU's math.Pow).
+__device__ __forceinline__ float loom_pow_f32(float x, float y) { return (float)pow((double)x, (double)y); }
+__device__ __forceinline__ double loom_pow_f64(double x, double y) { return pow(x, y); }
 
 // Maximum and minimum as Go's builtins: NaN propagates, -0 < +0.
 __device__ __forceinline__ float loom_max_f32(float a, float b)

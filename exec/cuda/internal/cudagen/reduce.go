@@ -6,7 +6,6 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -35,43 +34,55 @@ import (
 // sums in unsigned arithmetic of the element's width (two's complement
 // wrap, as the CPU's int64 accumulator truncated).
 
-// reducer is the arithmetic of one reduction.
+// reduction is the arithmetic of a reduction op (its row of the table):
+// a sum, or the best element, the largest with max and else the
+// smallest, or with arg its row-major index.
+type reduction struct{ sum, max, arg bool }
+
+// reducer is the arithmetic of one reduction of one dtype.
 type reducer struct {
-	op  graph.Op     // OpSum, OpMax, OpMin, OpArgMax, OpArgMin
-	dt  tensor.DType // element dtype
-	acc string       // accumulator C type
-	arg bool         // ArgMax/ArgMin: also track the index
+	reduction
+	name string       // the op's name, for the function's name: "sum", "argmax"
+	dt   tensor.DType // element dtype
+	acc  string       // accumulator C type
 }
 
-func reduceSupported(op graph.Op, dt tensor.DType) error {
-	switch op {
-	case ops.OpSum, ops.OpMax, ops.OpMin, ops.OpArgMax, ops.OpArgMin:
-	default:
-		return fmt.Errorf("%v is not a reduction", op)
+// reduceSupported checks that a reduction's elements are of a dtype it
+// handles: float32, float64, int32, int64.
+func reduceSupported(dt tensor.DType) error {
+	if c := cInfos[dt].class; c != intClass && c != floatClass {
+		return fmt.Errorf("no reduction of %v", dt)
 	}
-	switch dt {
-	case tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64:
-		return nil
-	}
-	return fmt.Errorf("no %v reduction of %v", op, dt)
+	return nil
 }
 
-func newReducer(op graph.Op, dt tensor.DType) reducer {
-	r := reducer{op: op, dt: dt, acc: cType(dt), arg: op == ops.OpArgMax || op == ops.OpArgMin}
-	if op == ops.OpSum {
-		switch dt {
-		case tensor.Float32, tensor.Float64:
+// newReducer returns the reducer of op (a reduction of the table) over
+// elements of dtype dt. Float sums accumulate in double, integer sums in
+// the unsigned type of their width (wrapping).
+func newReducer(op graph.Op, dt tensor.DType) (reducer, error) {
+	red, err := reductionOf(op)
+	if err != nil {
+		return reducer{}, err
+	}
+	if err := reduceSupported(dt); err != nil {
+		return reducer{}, err
+	}
+	r := reducer{reduction: red, name: strings.ToLower(op.String()), dt: dt, acc: cType(dt)}
+	if r.sum {
+		switch {
+		case cInfos[dt].class == floatClass:
 			r.acc = "double"
-		case tensor.Int32:
+		case dt.Size() == 4:
 			r.acc = "unsigned int"
-		case tensor.Int64:
+		default:
 			r.acc = "unsigned long long"
 		}
 	}
-	return r
+	return r, nil
 }
 
-func (r reducer) isMax() bool { return r.op == ops.OpMax || r.op == ops.OpArgMax }
+// isMax reports whether the best element is the largest.
+func (r reducer) isMax() bool { return r.max }
 
 // accSize is the byte size of the accumulator.
 func (r reducer) accSize() int64 {
@@ -84,7 +95,7 @@ func (r reducer) accSize() int64 {
 
 // identity is the accumulator's start value.
 func (r reducer) identity() string {
-	if r.op == ops.OpSum {
+	if r.sum {
 		return zeroOf(r.acc)
 	}
 	switch r.dt {
@@ -112,7 +123,10 @@ func (r reducer) identity() string {
 
 // better returns the C condition "v replaces best".
 func (r reducer) better(v, best string) string {
-	f := map[tensor.DType]string{tensor.Float32: "f32", tensor.Float64: "f64"}[r.dt]
+	f := ""
+	if cInfos[r.dt].class == floatClass {
+		f = cInfos[r.dt].sfx
+	}
 	switch {
 	case f != "" && r.isMax():
 		return fmt.Sprintf("loom_gt_%s(%s, %s)", f, v, best)
@@ -129,7 +143,7 @@ func (r reducer) better(v, best string) string {
 // order-independent for the arg reductions: ties go to the smaller index.
 func (r reducer) fold(c *code, acc, aidx, v, i string) {
 	switch {
-	case r.op == ops.OpSum:
+	case r.sum:
 		c.line("%s += (%s)%s;", acc, r.acc, v)
 	case r.arg:
 		c.line("if (%s || (!(%s) && %s < %s)) {", r.better(v, acc), r.better(acc, v), i, aidx)
@@ -146,7 +160,7 @@ func (r reducer) final(acc, aidx string) string {
 	switch {
 	case r.arg:
 		return aidx
-	case r.op == ops.OpSum:
+	case r.sum:
 		return "(" + cType(r.dt) + ")" + acc
 	}
 	return acc
@@ -451,7 +465,10 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 func (g *gen) reduction(n *graph.Node) error {
 	x := n.Input(0)
 	a := n.Attr().(opdef.AxesAttr)
-	r := newReducer(n.Op(), x.DType())
+	r, err := newReducer(n.Op(), x.DType())
+	if err != nil {
+		return err
+	}
 	st := broadcastStrides(x.Shape(), x.Shape())
 	s := newRedSpace(x.Shape(), [][]int64{st}, a.Axes)
 	if s.outN == 0 {
@@ -464,8 +481,7 @@ func (g *gen) reduction(n *graph.Node) error {
 		return nil
 	}
 	ct := cType(x.DType())
-	prefix := strings.ToLower(n.Op().String())
-	g.reduceKernel(prefix, "const "+ct+"* __restrict__ in0, ", inArgs(1), r, s, func(c *code, off []string) (string, string) {
+	g.reduceKernel(r.name, "const "+ct+"* __restrict__ in0, ", inArgs(1), r, s, func(c *code, off []string) (string, string) {
 		c.line("const %s a0 = in0[%s];", ct, off[0])
 		return "a0", "r"
 	}, n.DType())
@@ -483,10 +499,13 @@ func (g *gen) fusedReduction(p *program, n *graph.Node) error {
 		g.fill(n.DType(), outN)
 		return nil
 	}
-	r := newReducer(p.reduce.Op, p.outDType())
+	r, err := newReducer(p.reduce.Op, p.outDType())
+	if err != nil {
+		return err
+	}
 	s := newRedSpace(p.domain, p.operandStrides(), p.reduce.Axes)
 	used := p.used()
-	g.reduceKernel("fused_"+strings.ToLower(p.reduce.Op.String()), inParams(p.ins), inArgs(len(p.ins)), r, s, func(c *code, off []string) (string, string) {
+	g.reduceKernel("fused_"+r.name, inParams(p.ins), inArgs(len(p.ins)), r, s, func(c *code, off []string) (string, string) {
 		for k, in := range p.ins {
 			if used[k] {
 				c.line("const %s a%d = in%d[%s];", cType(in.DType()), k, k, off[k])

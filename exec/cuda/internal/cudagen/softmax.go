@@ -3,19 +3,17 @@ package cudagen
 import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
-	"github.com/loomgraph/loom/tensor"
 )
 
-// softmax generates Softmax and LogSoftmax: the operand is viewed as
-// [outer, A, inner] and each of the outer*inner lines of length A is
-// normalised with its maximum m subtracted, s = sum of exp(x - m) in
-// double, then exp(x - m) * (1/s) or (x - m) - log(s) (the CPU's row
-// formulas: a NaN anywhere in a line makes the line NaN). Lines use the
-// reduction's tiles: a block per row (lanes along the row, tree
-// reductions in shared memory) when the axis is the innermost, else
+// softmax generates Softmax (log false) and LogSoftmax (log true): the
+// operand is viewed as [outer, A, inner] and each of the outer*inner
+// lines of length A is normalised with its maximum m subtracted, s = sum
+// of exp(x - m) in double, then exp(x - m) * (1/s) or (x - m) - log(s)
+// (the CPU's row formulas: a NaN anywhere in a line makes the line NaN).
+// Lines use the reduction's tiles: a block per row (lanes along the row,
+// tree reductions in shared memory) when the axis is the innermost, else
 // consecutive lines on consecutive threads.
-func (g *gen) softmax(n *graph.Node) error {
+func (g *gen) softmax(n *graph.Node, log bool) error {
 	axis := n.Attr().(opdef.AxisAttr).Axis
 	s := n.Shape()
 	if s.Size() == 0 {
@@ -32,11 +30,7 @@ func (g *gen) softmax(n *graph.Node) error {
 	lines := outer * inner
 	t := g.chooseTile(lines, A, inner == 1, false)
 	ct := cType(n.DType())
-	sfx, e := "f32", "expf"
-	if n.DType() == tensor.Float64 {
-		sfx, e = "f64", "exp"
-	}
-	log := n.Op() == ops.OpLogSoftmax
+	sfx, e := cInfos[n.DType()].sfx, "exp"+cInfos[n.DType()].math
 	var c code
 	shared := 0
 	if t.br > 1 {

@@ -7,25 +7,79 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-// cType is the C type that holds one element of dt in device memory and in
-// generated code: bool is one byte (0 or 1), float16 and bfloat16 are
-// their bit patterns (converted with the prelude's functions).
-func cType(dt tensor.DType) string {
-	switch dt {
-	case tensor.Bool:
-		return "unsigned char"
-	case tensor.Int32:
-		return "int"
-	case tensor.Int64:
-		return "long long"
-	case tensor.Float32:
-		return "float"
-	case tensor.Float64:
-		return "double"
-	case tensor.Float16, tensor.BFloat16:
-		return "unsigned short"
+// class groups the dtypes whose generated code is alike: an elementwise
+// op's template has one variant per class (see expr in table.go).
+type class uint8
+
+const (
+	noClass      class = iota
+	boolClass          // bool, one byte holding 0 or 1
+	intClass           // int32, int64: two's complement, wrapping
+	floatClass         // float32, float64: C arithmetic and the C math library
+	storageClass       // float16, bfloat16: bit patterns, converted through float32
+)
+
+// cInfo is how generated code holds and names one dtype: every dtype
+// variant of an elementwise template, of a reduction and of a softmax
+// comes from here.
+type cInfo struct {
+	c     string // the C type of one element in device memory and in registers
+	sfx   string // the suffix of the prelude's helpers: loom_max_f32, loom_add_i64
+	math  string // the suffix of the C math library's functions: "f" for float32 (expf), "" for float64 (exp)
+	class class
+}
+
+// cInfos is the C type mapping. Bool is one byte (0 or 1); float16 and
+// bfloat16 are their bit patterns, converted with the prelude's functions.
+var cInfos = map[tensor.DType]cInfo{
+	tensor.Bool:     {"unsigned char", "b8", "", boolClass},
+	tensor.Int32:    {"int", "i32", "", intClass},
+	tensor.Int64:    {"long long", "i64", "", intClass},
+	tensor.Float32:  {"float", "f32", "f", floatClass},
+	tensor.Float64:  {"double", "f64", "", floatClass},
+	tensor.Float16:  {"unsigned short", "f16", "", storageClass},
+	tensor.BFloat16: {"unsigned short", "bf16", "", storageClass},
+}
+
+// cType is the C type that holds one element of dt ("" when there is none).
+func cType(dt tensor.DType) string { return cInfos[dt].c }
+
+// castExpr converts x from dtype from to dtype to as the CPU's Cast does:
+// float to integer truncates and saturates (NaN gives 0, the prelude's
+// loom_d2i32 ...), anything to Bool is x != 0, and the storage types go
+// through float32 (loom_f16_to_f32, loom_f32_to_bf16 ...).
+func castExpr(from, to tensor.DType, x string) string {
+	if from == to {
+		return x
 	}
-	return ""
+	fi, ti := cInfos[from], cInfos[to]
+	if fi.class == storageClass || ti.class == storageClass {
+		f := "(float)" + x
+		switch {
+		case fi.class == storageClass:
+			f = "loom_" + fi.sfx + "_to_f32(" + x + ")"
+		case from == tensor.Float32:
+			f = x
+		}
+		switch {
+		case ti.class == storageClass:
+			return "loom_f32_to_" + ti.sfx + "(" + f + ")"
+		case ti.class == boolClass:
+			return "(unsigned char)(" + f + " != 0.0f)"
+		case ti.class == intClass:
+			return "loom_d2" + ti.sfx + "((double)" + f + ")"
+		case to == tensor.Float32:
+			return f
+		}
+		return "(" + ti.c + ")" + f
+	}
+	switch {
+	case ti.class == boolClass:
+		return "(unsigned char)(" + x + " != 0)"
+	case fi.class == floatClass && ti.class == intClass:
+		return "loom_d2" + ti.sfx + "((double)" + x + ")"
+	}
+	return "(" + ti.c + ")" + x
 }
 
 // bitsType is the unsigned type of dt's element size: movement kernels
