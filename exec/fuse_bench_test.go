@@ -14,7 +14,11 @@ import (
 // input: alternately a multiply by and an add of a scalar constant.
 func longChain(n int) *graph.Node {
 	g := graph.New()
-	y := g.Input("x", tensor.Float32, 1024)
+	return longChainFrom(g.Input("x", tensor.Float32, 1024), n)
+}
+
+// longChainFrom is longChain's chain from x.
+func longChainFrom(y *graph.Node, n int) *graph.Node {
 	for i := 0; i < n; i++ {
 		if i%2 == 0 {
 			y = ops.Mul(y, ops.Scalar(y, 0.999))

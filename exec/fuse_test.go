@@ -153,3 +153,91 @@ func short(ks []string) string {
 	}
 	return "[" + strings.Join(out, " ") + "]"
 }
+
+// pickyBackend is the CPU backend refusing the fused programs refuse
+// names, counting the fused programs (and their ops) it is asked about.
+type pickyBackend struct {
+	exec.Backend
+	refuse      func(a *opdef.FusedAttr) bool
+	asked, opsN int
+}
+
+func (b *pickyBackend) Supports(n *graph.Node) error {
+	if a, ok := n.Attr().(*opdef.FusedAttr); ok && n.Op() == opdef.OpFused {
+		b.asked++
+		b.opsN += len(a.OpNames())
+		if b.refuse(a) {
+			return fmt.Errorf("%w: picky: %v", exec.ErrUnsupported, a.OpNames())
+		}
+	}
+	return b.Backend.Supports(n)
+}
+
+// TestFusionSplitsRefusedGroups: when the backend refuses a group, the
+// ops it can run still fuse around the one it cannot, a size limit cuts a
+// chain into full groups, and the backend is asked about a number of ops
+// linear in the chain's length (trying every shorter group in turn, from
+// the root down, would ask about ~2 million ops for the 2,000-link chain).
+// The counts include schedule's check of every kernel of the plan.
+func TestFusionSplitsRefusedGroups(t *testing.T) {
+	cpuBe := cpuBackend(t)
+	hasSin := func(a *opdef.FusedAttr) bool { return slices.Contains(a.OpNames(), "Sin") }
+	cases := []struct {
+		name        string
+		refuse      func(a *opdef.FusedAttr) bool
+		build       func(x *graph.Node) *graph.Node
+		want        []string
+		asked, opsN int // fused programs and ops the backend is asked about
+	}{
+		// Sin is refused even alone: the ops below and above it fuse. Hand
+		// count: the whole chain (6 ops), each op alone (6), the group above
+		// Sin (3), the group below (2), schedule's checks (3 + 2): 11
+		// programs, 22 ops.
+		{"local", hasSin, func(x *graph.Node) *graph.Node {
+			return ops.Cos(ops.Abs(ops.Tanh(ops.Sin(ops.Neg(ops.Exp(x))))))
+		}, []string{"Fused[Exp,Neg]/1", "Fused[Tanh,Abs,Cos]/1", "Sin"}, 11, 22},
+		// The same with a trailing reduction, which stays in the group above
+		// Sin; Neg alone is a plain kernel. Hand count: the whole group (5
+		// ops), without the Sum (4), each op alone (4), Abs-Cos-Sum (3),
+		// schedule's check (3): 8 programs, 19 ops.
+		{"local-reduction", hasSin, func(x *graph.Node) *graph.Node {
+			return ops.Sum(ops.Cos(ops.Abs(ops.Sin(ops.Neg(x)))), 1)
+		}, []string{"Fused[Abs,Cos,Sum]/1", "Neg", "Sin"}, 8, 19},
+		// At most 8 ops a program: 250 groups of 8 links, each reading the
+		// previous group's value and the two scalars. Hand count: the whole
+		// chain (1 program, 2,000 ops); each link alone (2,000, 2,000); for
+		// each of the 249 groups from the top, the doubling and bisecting
+		// probes of 2, 4, 8, 16 (refused), 12, 10 and 9 (refused) links (7,
+		// 61, so 1,743, 15,189); for the first 8 links, 2, 4, 8, then 16
+		// finds nothing more (3, 14); schedule's checks (250, 2,000):
+		// 3,997 programs, 21,203 ops.
+		{"size-limit", func(a *opdef.FusedAttr) bool { return len(a.OpNames()) > 8 }, func(x *graph.Node) *graph.Node {
+			return longChainFrom(x, 2000)
+		}, slices.Repeat([]string{"Fused[" + chainNames(8) + "]/3"}, 250), 3997, 21203},
+		// No fused program at all: the whole chain once, then each link alone
+		// once (hand: 2,001 programs, 4,000 ops); every link runs alone.
+		{"none", func(*opdef.FusedAttr) bool { return true }, func(x *graph.Node) *graph.Node {
+			return longChainFrom(x, 2000)
+		}, append(slices.Repeat([]string{"Add"}, 1000), slices.Repeat([]string{"Mul"}, 1000)...), 2001, 4000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			be := &pickyBackend{Backend: cpuBe, refuse: c.refuse}
+			g := graph.New()
+			x := g.Input("x", tensor.Float32, 8, 1024)
+			y := c.build(x)
+			feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 1)}
+			p, got := compileRun(t, be, []*graph.Node{y}, feeds)
+			_, want := compileRun(t, cpuBe, []*graph.Node{y}, feeds, exec.DisablePasses("fuse"))
+			if ks := kernelList(p); !slices.Equal(ks, c.want) {
+				t.Errorf("kernels %s, want %s", short(ks), short(c.want))
+			}
+			if be.asked != c.asked || be.opsN != c.opsN {
+				t.Errorf("asked about %d fused programs of %d ops in all, want %d and %d", be.asked, be.opsN, c.asked, c.opsN)
+			}
+			if err := exectest.Compare(got[0], want[0], 1e-5); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
