@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,7 +164,7 @@ type Pass struct {
 	run      func(*compilation) error
 }
 
-// passes is the pipeline, in order. Its order must satisfy Constraints.
+// passes is the pipeline, in order. Its order must satisfy constraints.
 // (It is filled in init: constfold compiles programs itself, which makes
 // a package-level initialiser circular.)
 var passes []Pass
@@ -189,9 +190,12 @@ type Constraint struct {
 	Before, After, Reason string
 }
 
-// Constraints are the ordering rules of the pipeline, as data; a test
-// checks the pipeline against them.
-var Constraints = []Constraint{
+// Constraints returns the ordering rules of the pipeline, as data (a test
+// checks the pipeline against them): a copy.
+func Constraints() []Constraint { return slices.Clone(constraints) }
+
+// constraints are the ordering rules of the pipeline.
+var constraints = []Constraint{
 	{"prune", "precision", "the program's inputs and variables are fixed by what the outputs need, before any rewrite"},
 	{"precision", "simplify", "constants converted to the compute precision can then be simplified and folded"},
 	{"precision", "constfold", "folding must produce constants in the compute precision"},
@@ -206,8 +210,10 @@ var Constraints = []Constraint{
 	{"schedule", "memplan", "liveness is computed over the step order"},
 }
 
-// Passes returns the pipeline's passes in order.
-func Passes() []Pass { return append([]Pass(nil), passes...) }
+// Passes returns the pipeline's passes in order: copies, so changing them
+// changes no compilation (a Pass's code is unexported; Compile runs the
+// pipeline's own passes, and DisablePasses reads their names).
+func Passes() []Pass { return slices.Clone(passes) }
 
 // PassTiming records one pass of one compilation.
 type PassTiming struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
+	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -125,7 +126,7 @@ func TestPassOrder(t *testing.T) {
 	for i, p := range exec.Passes() {
 		pos[p.Name] = i
 	}
-	for _, c := range exec.Constraints {
+	for _, c := range exec.Constraints() {
 		b, ok1 := pos[c.Before]
 		a, ok2 := pos[c.After]
 		if !ok1 || !ok2 {
@@ -138,6 +139,41 @@ func TestPassOrder(t *testing.T) {
 		if c.Reason == "" {
 			t.Errorf("constraint %s < %s has no reason", c.Before, c.After)
 		}
+	}
+}
+
+// TestPipelineDataIsCopies: changing what Rules, Constraints and Passes
+// return changes neither their next answers nor a compilation.
+func TestPipelineDataIsCopies(t *testing.T) {
+	rules, cons, passes := exec.Rules(), exec.Constraints(), exec.Passes()
+	n, first, firstCons, firstPass := len(rules), rules[0].Name, cons[0], passes[0].Name
+	for i := range rules {
+		rules[i].Apply = func(*graph.Node, []*graph.Node) *graph.Node { panic("a caller's rule ran") }
+	}
+	rules[0].Name, cons[0].Before, passes[0].Name, passes[0].Required = "changed", "changed", "changed", false
+	if r := exec.Rules(); len(r) != n || r[0].Name != first {
+		t.Errorf("Rules() after changing a copy: %d rules, the first %q; want %d, %q", len(r), r[0].Name, n, first)
+	}
+	if c := exec.Constraints(); c[0] != firstCons {
+		t.Errorf("Constraints()[0] after changing a copy: %v, want %v", c[0], firstCons)
+	}
+	if p := exec.Passes(); p[0].Name != firstPass || !p[0].Required {
+		t.Errorf("Passes()[0] after changing a copy: %q required=%v, want %q required", p[0].Name, p[0].Required, firstPass)
+	}
+	if _, err := exec.Compile(cpuBackend(t), []*graph.Node{graph.New().Input("x", tensor.Float32, 1)}, exec.DisablePasses(firstPass)); err == nil {
+		t.Errorf("DisablePasses(%q) accepted after a copy was marked not required", firstPass)
+	}
+	// The simplifier still runs its own rules: x*1 is rewritten to x (no
+	// Mul kernel is left; hand: the output is x).
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 2)
+	p, got := compileRun(t, cpuBackend(t), []*graph.Node{ops.Exp(ops.Mul(x, ops.Scalar(x, 1)))}, exec.Feeds{x: f32(t, []float32{0, 1}, 2)}, exec.DisablePasses("fuse"))
+	if k := kernelOps(p); k[ops.OpMul] != 0 || k[ops.OpExp] != 1 {
+		t.Errorf("kernels %v, want one Exp", k)
+	}
+	// hand: exp(0) = 1, exp(1) = e (the CPU's exp is within a few ulp)
+	if err := exectest.Compare(got[0], f32(t, []float32{1, 2.7182817}, 2), 1e-6); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -91,7 +91,7 @@ func TestSimplifyRules(t *testing.T) {
 		"Max over length-1 axes -> Reshape": {func(x, xi, pos, x3 *graph.Node) *graph.Node { return ops.Max(ops.Reshape(x, 2, 3, 1), 2) }, ops.OpMax},
 		"Min over length-1 axes -> Reshape": {func(x, xi, pos, x3 *graph.Node) *graph.Node { return ops.MinKeepDims(ops.Reshape(x, 1, 2, 3), 0) }, ops.OpMin},
 	}
-	for _, r := range exec.Rules {
+	for _, r := range exec.Rules() {
 		c, ok := cases[r.Name]
 		if !ok {
 			t.Errorf("rule %q has no test case", r.Name)

@@ -4,8 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -74,16 +73,20 @@ func constfold(c *compilation) error {
 
 // ---- cse ----
 
-var commutative = map[graph.Op]bool{
-	ops.OpAdd: true, ops.OpMul: true, ops.OpMaximum: true, ops.OpMinimum: true,
-	ops.OpEqual: true, ops.OpNotEqual: true, ops.OpAnd: true, ops.OpOr: true,
-}
-
-// cseKey identifies a node's value: op, complete attribute, operands
-// (sorted for commutative ops); for constants, dtype, shape and the data.
+// cseKey identifies a node's value up to its attribute: op, dtype, shape
+// and operands (sorted when the op's declaration says it is commutative);
+// for a constant, dtype, shape and a hash of its bytes. Nodes with equal
+// keys are the same value when their attributes are equal by value
+// (opdef.EqualAttrs: not their String text), or, for constants, their
+// bytes.
 func cseKey(n *graph.Node, ins []*graph.Node) string {
-	var b strings.Builder
-	b.WriteString(n.Op().String())
+	var b []byte
+	b = binary.LittleEndian.AppendUint32(b, uint32(n.Op()))
+	b = append(b, byte(n.DType()))
+	b = binary.AppendUvarint(b, uint64(len(n.Shape())))
+	for _, d := range n.Shape() {
+		b = binary.AppendUvarint(b, uint64(d))
+	}
 	if n.Op() == graph.OpConst {
 		t := n.Value()
 		if len(t.Bytes()) > 4096 {
@@ -91,46 +94,43 @@ func cseKey(n *graph.Node, ins []*graph.Node) string {
 		}
 		h := fnv.New64a()
 		h.Write(t.Bytes())
-		fmt.Fprintf(&b, "|%s|%x|%d", t.Type(), h.Sum64(), len(t.Bytes()))
-		return b.String()
-	}
-	if a := n.Attr(); a != nil {
-		b.WriteByte('|')
-		b.WriteString(a.String())
+		return string(binary.LittleEndian.AppendUint64(b, h.Sum64()))
 	}
 	ids := make([]int, len(ins))
 	for i, in := range ins {
 		ids[i] = in.ID()
 	}
-	if commutative[n.Op()] {
-		sort.Ints(ids)
+	if d := opdef.Lookup(n.Op()); d != nil && d.Commutative {
+		slices.Sort(ids)
 	}
-	var buf [8]byte
 	for _, id := range ids {
-		binary.LittleEndian.PutUint64(buf[:], uint64(id))
-		b.WriteByte('|')
-		b.Write(buf[:])
+		b = binary.AppendUvarint(b, uint64(id))
 	}
-	return b.String()
+	return string(b)
 }
 
-// cse merges nodes that compute the same value. Every attribute is part
-// of the key, so Softmax over different axes, or Softmax and LogSoftmax
-// of one operand, stay distinct.
+// cse merges nodes that compute the same value. The attribute is part of
+// the identity, so Softmax over different axes, or Softmax and LogSoftmax
+// of one operand, stay distinct; nodes whose keys are equal are compared
+// within their bucket.
 func cse(c *compilation) error {
-	seen := map[string]*graph.Node{}
+	seen := map[string][]*graph.Node{} // nodes of the new graph, by key
 	return c.rewrite(func(ng *graph.Graph, n *graph.Node, ins []*graph.Node, _ func(*graph.Node) *graph.Node) *graph.Node {
 		key := cseKey(n, ins)
 		if key == "" {
 			return nil
 		}
-		if m, ok := seen[key]; ok {
-			if n.Op() != graph.OpConst || equalBytes(m.Value().Bytes(), n.Value().Bytes()) {
+		for _, m := range seen[key] {
+			if n.Op() == graph.OpConst {
+				if equalBytes(m.Value().Bytes(), n.Value().Bytes()) {
+					return m
+				}
+			} else if opdef.EqualAttrs(m.Attr(), n.Attr()) {
 				return m
 			}
 		}
 		m := opdef.Rebuild(ng, n, ins)
-		seen[key] = m
+		seen[key] = append(seen[key], m)
 		return m
 	})
 }

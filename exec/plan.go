@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,6 +98,28 @@ type Plan struct {
 	PeakBytes  int64   // largest total of simultaneously live arena bytes
 	InPlace    int     // kernel steps that overwrite an operand's buffer
 	Live       []int64 // arena bytes live during each step
+}
+
+// Clone returns a deep copy of the plan: every list (the steps' operand
+// lists included) is the copy's own, so changing the copy changes nothing
+// else. The graph and its nodes, which are immutable, are shared.
+func (p *Plan) Clone() *Plan {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Values = slices.Clone(p.Values)
+	c.Steps = slices.Clone(p.Steps)
+	for i := range c.Steps {
+		c.Steps[i].In = slices.Clone(c.Steps[i].In)
+	}
+	c.Inputs = slices.Clone(p.Inputs)
+	c.InputNodes = slices.Clone(p.InputNodes)
+	c.Vars = slices.Clone(p.Vars)
+	c.Outputs = slices.Clone(p.Outputs)
+	c.Consts = slices.Clone(p.Consts)
+	c.Live = slices.Clone(p.Live)
+	return &c
 }
 
 // arenaAlign is the alignment of every arena value: a cache line, which

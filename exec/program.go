@@ -34,6 +34,7 @@ type Program struct {
 	ignore   bool // IgnoreUnusedFeeds
 	timings  []PassTiming
 	nodes0   int
+	nodes1   int          // nodes of the optimised graph (Plan().Graph can grow)
 	nOut     int          // the user's outputs: the first nOut of Plan.Outputs
 	checks   []checkValue // CheckNumerics: the values checked, in step order
 	// life guards closed and active: every call that touches the program's
@@ -80,7 +81,7 @@ func newProgram(c *compilation) (*Program, error) {
 		return nil, fmt.Errorf("exec: Compile: lowering for %s: %w", c.be.Name(), err)
 	}
 	p := &Program{
-		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0, ignore: c.cfg.ignoreUnused,
+		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0, nodes1: c.plan.Graph.Len(), ignore: c.cfg.ignoreUnused,
 		inputIdx: map[*graph.Node]int{}, varIdx: map[*graph.Node]int{},
 		nOut: len(c.outs), checks: c.checks,
 	}
@@ -130,12 +131,13 @@ func newProgram(c *compilation) (*Program, error) {
 	return p, nil
 }
 
-// Plan returns the program's plan (for inspection; do not modify it).
+// Plan returns a copy of the program's plan, for inspection: changing it
+// does not change the program (its graph is shared: nodes are immutable).
 func (p *Program) Plan() *Plan {
 	if p == nil {
 		return nil
 	}
-	return p.plan
+	return p.plan.Clone()
 }
 
 // Passes returns the timing of each compile pass.
@@ -525,7 +527,7 @@ func (p *Program) Stats() Stats {
 	}
 	s := Stats{
 		GraphNodes: p.nodes0, ArenaBytes: p.plan.ArenaBytes, PeakBytes: p.plan.PeakBytes,
-		InPlace: p.plan.InPlace, NodesAfter: p.plan.Graph.Len(), Passes: p.Passes(),
+		InPlace: p.plan.InPlace, NodesAfter: p.nodes1, Passes: p.Passes(),
 	}
 	for _, t := range p.timings {
 		if t.Name == "prune" {

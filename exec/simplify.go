@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
@@ -20,8 +22,12 @@ type Rule struct {
 	Apply    func(n *graph.Node, in []*graph.Node) *graph.Node
 }
 
-// Rules are the simplifier's rewrites, one line each.
-var Rules = []Rule{
+// Rules returns the simplifier's rewrites, in the order they are tried:
+// a copy, so changing it changes no compilation.
+func Rules() []Rule { return slices.Clone(rules) }
+
+// rules are the simplifier's rewrites, one line each.
+var rules = []Rule{
 	{"x*1 -> x", ops.OpMul, false, withConst(1, func(n, x, _ *graph.Node) *graph.Node { return like(n, x) })},
 	{"x*-1 -> -x", ops.OpMul, false, withConst(-1, func(n, x, _ *graph.Node) *graph.Node { return like(n, ops.Neg(x)) })},
 	{"x*0 -> 0 (integers)", ops.OpMul, false, ints(withConst(0, func(n, _, z *graph.Node) *graph.Node { return like(n, z) }))},
@@ -238,7 +244,7 @@ func simplify(c *compilation) error {
 }
 
 func simplifyNode(fastMath bool, n *graph.Node, ins []*graph.Node, depth int) *graph.Node {
-	for _, r := range Rules {
+	for _, r := range rules {
 		if (r.Op != 0 && r.Op != n.Op()) || (r.FastMath && !fastMath) {
 			continue
 		}
