@@ -1,9 +1,9 @@
 package cpu
 
 import (
-	"github.com/loomgraph/loom/graph"
+	"fmt"
+
 	"github.com/loomgraph/loom/ops"
-	"github.com/loomgraph/loom/tensor"
 )
 
 // fusedReduceKernel runs a fused group whose result is reduced: the
@@ -13,20 +13,15 @@ import (
 // blocks whose partial results are combined in order (so the result does
 // not depend on the thread count); columns ([R, K], R reduced) give each
 // thread a range of columns and fold every row into it.
-func fusedReduceKernel(p *fusedPlan, n *graph.Node) (*kernel, error) {
-	switch p.outDT {
-	case tensor.Float32:
-		return fusedReduceT[float32, float64](p, n), nil
-	case tensor.Float64:
-		return fusedReduceT[float64, float64](p, n), nil
-	case tensor.Int32:
-		return fusedReduceT[int32, int64](p, n), nil
-	default:
-		return fusedReduceT[int64, int64](p, n), nil
+func fusedReduceKernel(p *fusedPlan) (*kernel, error) {
+	t := elemTypes[p.outDT]
+	if t == nil {
+		return nil, fmt.Errorf("%w: fused reduction of %v", errUnsupported, p.outDT)
 	}
+	return t.fusedReduce(p, p.outDT.IsFloat()), nil
 }
 
-func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
+func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 	rp := newRedPlan(p.attr.Domain, p.attr.Reduce.Axes)
 	op := p.attr.Reduce.Op
 	// fold combines a chunk of values into an accumulator.

@@ -9,12 +9,6 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
-	for _, op := range []graph.Op{ops.OpSum, ops.OpMax, ops.OpMin, ops.OpArgMax, ops.OpArgMin} {
-		kernels[op] = prepareReduce
-	}
-}
-
 // blockElems is the size of the fixed blocks a long reduction is split
 // into. Partial results are combined in block order, so the result does
 // not depend on the thread count.
@@ -121,24 +115,18 @@ func prepareReduce(n *graph.Node) (*kernel, error) {
 	x := n.Input(0)
 	p := newRedPlan(x.Shape(), n.Attr().(opdef.AxesAttr).Axes)
 	p.outN = n.Shape().Size()
-	switch x.DType() {
-	case tensor.Float32:
-		return reduceKernel[float32](n.Op(), p, true)
-	case tensor.Float64:
-		return reduceKernel[float64](n.Op(), p, true)
-	case tensor.Int32:
-		return reduceKernel[int32](n.Op(), p, false)
-	case tensor.Int64:
-		return reduceKernel[int64](n.Op(), p, false)
+	t := elemTypes[x.DType()]
+	if t == nil {
+		return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())
 	}
-	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())
+	return t.reduce(n.Op(), p, x.DType().IsFloat())
 }
 
 // acc is the accumulator of a sum: float64 for floats (so float32 sums
 // keep their precision), int64 for integers.
 type acc interface{ float64 | int64 }
 
-func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
+func reduceKernel[T elem](op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
 	if op == ops.OpSum {
 		if isFloat {
 			return sumKernel[T, float64](p), nil
@@ -161,7 +149,7 @@ func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error)
 }
 
 // sumKernel sums with accumulator A.
-func sumKernel[T num, A acc](p *redPlan) *kernel {
+func sumKernel[T elem, A acc](p *redPlan) *kernel {
 	// rowSum sums n elements of x from off with a stride; stopped, when
 	// not nil, is called between pieces of a long run (the sum is then
 	// cut short: the caller sees stopped too and discards it).
@@ -305,7 +293,7 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 
 // selectKernel computes Max or Min: better(v, best) says v replaces best
 // (NaN always wins, so NaN propagates).
-func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *kernel {
+func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *kernel {
 	k := &kernel{}
 	if p.isCols() && p.outN >= 64 {
 		K, R := p.keptDims[0], p.redDims[0]
@@ -388,7 +376,7 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 
 // argKernel computes ArgMax or ArgMin: the first index whose value no
 // later value beats (a NaN counts as the best).
-func argKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
+func argKernel[T elem](p *redPlan, better func(v, best T) bool) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		stopped := a.Stopped
 		l := a.Loop(func(lo, hi, _ int) {

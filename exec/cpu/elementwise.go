@@ -1,0 +1,320 @@
+package cpu
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/simd"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// An elementwise op's entry in the table (table.go) describes its element
+// computation once, as a micro-op builder; both of its kernels come from
+// it: the standalone kernel (prepareElementwise: NumPy broadcasting by
+// runs of bcast) and the fused chunk evaluator's instruction (fused.go).
+
+// microFn computes m elements of an elementwise op into d from the
+// operands s (element bytes), each a vector (m elements) or a scalar (one
+// element, broadcast), as fixed when the micro-op was built.
+type microFn func(d []byte, s [3][]byte, m int)
+
+// microBuilder builds the micro-op of an op whose result has dtype out and
+// operands dtypes in; strides gives, per operand, 1 for a vector and 0
+// for a scalar (never all 0: microFor handles that). It returns
+// errNoKernel when the entry has no kernel for these dtypes.
+type microBuilder func(out tensor.DType, in []tensor.DType, strides []int) (microFn, error)
+
+// errNoKernel: an entry has no kernel for the dtypes it was asked for.
+var errNoKernel = errors.New("no kernel for these dtypes")
+
+// entry is one op's row of the table: prepare builds a node's standalone
+// kernel (every op has one); micro is set for elementwise ops only.
+type entry struct {
+	prepare prepareFn
+	micro   microBuilder
+	math    *mathEntry // a unary or binary entry's description (for the tests)
+}
+
+// kernelOf is the entry of an op that is not elementwise.
+func kernelOf(p prepareFn) entry { return entry{prepare: p} }
+
+// elementwise is the entry of an elementwise op: its standalone kernel
+// runs the micro-op over broadcast runs.
+func elementwise(m microBuilder) entry {
+	e := entry{micro: m}
+	e.prepare = func(n *graph.Node) (*kernel, error) { return prepareElementwise(n, e) }
+	return e
+}
+
+// microFor builds the micro-op of the entry for the given dtypes and
+// operand strides. Every elementwise entry accepts scalar operands: when
+// all of them are scalars, it computes one element and repeats it.
+func (e entry) microFor(out tensor.DType, in []tensor.DType, strides []int) (microFn, error) {
+	if e.micro == nil {
+		return nil, errNoKernel
+	}
+	scalars := 0
+	for _, s := range strides {
+		if s == 0 {
+			scalars++
+		}
+	}
+	if scalars < len(strides) {
+		return e.micro(out, in, strides)
+	}
+	ones := make([]int, len(strides))
+	for i := range ones {
+		ones[i] = 1
+	}
+	f, err := e.micro(out, in, ones)
+	if err != nil {
+		return nil, err
+	}
+	es := out.Size()
+	return func(d []byte, s [3][]byte, m int) {
+		if m == 0 {
+			return
+		}
+		f(d, s, 1)
+		fill(d[es:m*es], d[:es])
+	}, nil
+}
+
+// prepareElementwise is the standalone kernel of an elementwise op: the
+// output in row-major order, by runs within one inner row of the
+// broadcast (coalesced) iteration, each run one call of the micro-op.
+func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
+	ins := n.Inputs()
+	k := len(ins)
+	dts := make([]tensor.DType, k)
+	es := make([]int, k)
+	for i, in := range ins {
+		dts[i], es[i] = in.DType(), in.DType().Size()
+	}
+	bc := newBcast(n.Shape(), shapesOf(ins))
+	fn, err := e.microFor(n.DType(), dts, bc.vec)
+	if err != nil {
+		return nil, fmt.Errorf("no %s kernel for %v: %w", n.Op(), dts, err)
+	}
+	eo := n.DType().Size()
+	return &kernel{bind: func(a *args) func() {
+		offsets := make([][3]int, a.Threads())
+		l := a.Loop(func(lo, hi, part int) {
+			d := a.Out()
+			var in [3][]byte
+			for i := 0; i < k; i++ {
+				in[i] = a.In(i)
+			}
+			bc.walk(lo, hi, offsets[part][:k], func(p, m int, o []int) {
+				var s [3][]byte
+				for i := 0; i < k; i++ {
+					s[i] = in[i][o[i]*es[i]:]
+				}
+				fn(d[p*eo:(p+m)*eo], s, m)
+			})
+		})
+		return func() { l.Run(bc.n, grainElems, stepElems) }
+	}}, nil
+}
+
+func shapesOf(ns []*graph.Node) []tensor.Shape {
+	out := make([]tensor.Shape, len(ns))
+	for i, n := range ns {
+		out[i] = n.Shape()
+	}
+	return out
+}
+
+// ---- the kinds of entries ----
+
+// mathEntry is an op of one or two operands of one dtype, computed from
+// scalar functions: f (in float64) for the float dtypes, i (in int64) for
+// the integer dtypes and bool, the result converted back to the element
+// type (for integers that is two's-complement wrapping); nil where the op
+// admits no such dtype. Where the op is hot, internal/simd's kernels of
+// un or bin replace the loops over f and i for the element types simd has
+// them for (assembly for float32 and float64, unrolled Go for the others).
+type mathEntry struct {
+	arity int
+	f1    func(float64) float64
+	i1    func(int64) int64
+	f2    func(x, y float64) float64
+	i2    func(x, y int64) int64
+	un    simd.UnaryOp
+	bin   simd.ArithOp
+}
+
+func (e *mathEntry) build(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+	t := elemTypes[out]
+	if t == nil || len(st) != e.arity {
+		return nil, errNoKernel
+	}
+	return t.math(e, out, st)
+}
+
+// unary is the entry of a one-operand op: f for the float dtypes, i for
+// the integer dtypes and bool, and optionally simd's kernel of fast.
+func unary(f func(float64) float64, i func(int64) int64, fast ...simd.UnaryOp) entry {
+	e := &mathEntry{arity: 1, f1: f, i1: i}
+	if len(fast) > 0 {
+		e.un = fast[0]
+	}
+	en := elementwise(e.build)
+	en.math = e
+	return en
+}
+
+// binary is the entry of a two-operand op: f for the float dtypes, i for
+// the integer dtypes and bool, and optionally simd's kernels of fast.
+func binary(f func(x, y float64) float64, i func(x, y int64) int64, fast ...simd.ArithOp) entry {
+	e := &mathEntry{arity: 2, f2: f, i2: i}
+	if len(fast) > 0 {
+		e.bin = fast[0]
+	}
+	en := elementwise(e.build)
+	en.math = e
+	return en
+}
+
+// compare is the entry of a comparison: operands of any element type,
+// a bool result, by simd's comparison op (a scalar on the left compares
+// with the operands swapped).
+func compare(op simd.CmpOp) entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		t := elemTypes[in[0]]
+		if t == nil || out != tensor.Bool || len(st) != 2 {
+			return nil, errNoKernel
+		}
+		return t.compare(op, st), nil
+	})
+}
+
+// where is Where's entry: a select by the condition, of elements by their
+// size (any dtype).
+func where() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		if len(st) != 3 || in[0] != tensor.Bool {
+			return nil, errNoKernel
+		}
+		switch out.Size() {
+		case 1:
+			return selectMicro[uint8](st), nil
+		case 2:
+			return selectMicro[uint16](st), nil
+		case 4:
+			return selectMicro[uint32](st), nil
+		case 8:
+			return selectMicro[uint64](st), nil
+		}
+		return nil, errNoKernel
+	})
+}
+
+// cast is Cast's entry: a conversion for every pair of dtypes (cast.go).
+func cast() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		f := castFunc(in[0], out)
+		if f == nil || len(st) != 1 {
+			return nil, errNoKernel
+		}
+		fs, ts := in[0].Size(), out.Size()
+		return func(d []byte, s [3][]byte, m int) { f(d[:m*ts], s[0][:m*fs]) }, nil
+	})
+}
+
+// identity is the entry of an op whose value is its operand's (any
+// dtype): a copy of the bytes.
+func identity() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		if len(st) != 1 || in[0] != out {
+			return nil, errNoKernel
+		}
+		es := out.Size()
+		return func(d []byte, s [3][]byte, m int) { copy(d[:m*es], s[0][:m*es]) }, nil
+	})
+}
+
+// ---- loops over scalar functions ----
+
+// wide is the type an entry's scalar functions compute in.
+type wide interface{ float64 | int64 }
+
+// loop1 applies f to every element, through W.
+func loop1[T elem, W wide](f func(W) W) func(d, a []T) {
+	return func(d, a []T) {
+		a = a[:len(d)]
+		for i := range d {
+			d[i] = T(f(W(a[i])))
+		}
+	}
+}
+
+// loops2 are the vector-vector, vector-scalar and scalar-vector loops of
+// f, through W.
+func loops2[T elem, W wide](f func(x, y W) W) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T)) {
+	vv = func(d, a, b []T) {
+		a, b = a[:len(d)], b[:len(d)]
+		for i := range d {
+			d[i] = T(f(W(a[i]), W(b[i])))
+		}
+	}
+	vs = func(d, a []T, s T) {
+		a, y := a[:len(d)], W(s)
+		for i := range d {
+			d[i] = T(f(W(a[i]), y))
+		}
+	}
+	sv = func(d []T, s T, b []T) {
+		x, b := W(s), b[:len(d)]
+		for i := range d {
+			d[i] = T(f(x, W(b[i])))
+		}
+	}
+	return vv, vs, sv
+}
+
+// ---- Where ----
+
+// selectMicro is Where's micro-op on elements of T's size: simd's selects
+// when the condition and x are vectors, selectRun otherwise.
+func selectMicro[T simd.Bits](st []int) microFn {
+	cs, xs, ys := st[0], st[1], st[2]
+	if cs == 1 && xs == 1 {
+		vv, vs := simd.Select[T]()
+		if ys == 1 {
+			return func(d []byte, s [3][]byte, m int) { vv(as[T](d)[:m], s[0], as[T](s[1]), as[T](s[2])) }
+		}
+		return func(d []byte, s [3][]byte, m int) { vs(as[T](d)[:m], s[0], as[T](s[1]), as[T](s[2])[0]) }
+	}
+	return func(d []byte, s [3][]byte, m int) {
+		selectRun(as[T](d)[:m], s[0], cs, as[T](s[1]), xs, as[T](s[2]), ys)
+	}
+}
+
+// selectRun is Where over a run for the patterns simd has no select for:
+// d[i] = x[i] if c[i] != 0 else y[i], each operand a vector (stride 1) or
+// a scalar (stride 0). The select is branch-free: m is all ones where the
+// condition holds.
+func selectRun[T simd.Bits](d []T, c []uint8, cs int, x []T, xs int, y []T, ys int) {
+	if cs == 1 && ys == 1 {
+		c, s, y := c[:len(d)], x[0], y[:len(d)]
+		for i := range d {
+			m := -T(c[i])
+			d[i] = s&m | y[i]&^m
+		}
+		return
+	}
+	for i := range d {
+		m := -T(c[i*cs])
+		d[i] = x[i*xs]&m | y[i*ys]&^m
+	}
+}
+
+// u8 is 1 for true and 0 for false; the compiler makes it a SETcc.
+func u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
