@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"math"
-
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -15,26 +13,34 @@ func convert[S, D elem](d []D, s []S) {
 	}
 }
 
-// floatToInt truncates toward zero, saturates at the target range and maps
-// NaN to 0: Go's own conversion is implementation-defined out of range.
+// floatToInt converts floats to the signed integer type D with toInt.
 func floatToInt[S, D elem](d []D, s []S) {
-	bits := bitsOf[D]()
-	lo := -math.Ldexp(1, bits-1) // the range of a signed D, exactly
-	hi := -lo
+	lim, lo, hi := intLimits[D]()
 	s = s[:len(d)]
 	for i := range d {
-		v := float64(s[i])
-		switch {
-		case v != v:
-			d[i] = 0
-		case v <= lo:
-			d[i] = D(int64(-1) << (bits - 1))
-		case v >= hi:
-			d[i] = D(int64(uint64(1)<<(bits-1) - 1))
-		default:
-			d[i] = D(v)
-		}
+		d[i] = toInt(float64(s[i]), lim, lo, hi)
 	}
+}
+
+// intLimits describes the signed integer type D: lim is 2^(bits-1) (the
+// range is [-lim, lim)), lo and hi its lowest and highest values.
+func intLimits[D elem]() (lim float64, lo, hi D) {
+	bits := bitsOf[D]()
+	return float64(uint64(1) << (bits - 1)), D(int64(-1) << (bits - 1)), D(int64(uint64(1)<<(bits-1) - 1))
+}
+
+// toInt is v truncated toward zero and saturated to [lo, hi], NaN giving
+// 0 (Go's own conversion is implementation-defined out of range).
+func toInt[D elem](v, lim float64, lo, hi D) D {
+	switch {
+	case v != v:
+		return 0
+	case v <= -lim:
+		return lo
+	case v >= lim:
+		return hi
+	}
+	return D(v)
 }
 
 func toBool[S elem](d []uint8, s []S) {
@@ -60,51 +66,47 @@ func castFunc(from, to tensor.DType) func(dst, src []byte) {
 
 // castViaFloat32 handles the storage types: every value goes through
 // float32 (exact for both half types; a float64 source rounds twice, which
-// can differ from direct rounding in the last half-precision bit).
+// can differ from direct rounding in the last half-precision bit). The
+// other side's element type comes from elemTypes.
 func castViaFloat32(from, to tensor.DType) func(d, s []byte) {
-	read := func(s []byte, i int) float32 {
-		switch from {
-		case tensor.Float16:
-			return as[tensor.F16](s)[i].Float32()
-		case tensor.BFloat16:
-			return as[tensor.BF16](s)[i].Float32()
-		case tensor.Bool:
-			return float32(s[i])
-		case tensor.Int32:
-			return float32(as[int32](s)[i])
-		case tensor.Int64:
-			return float32(as[int64](s)[i])
-		case tensor.Float32:
-			return as[float32](s)[i]
-		case tensor.Float64:
-			return float32(as[float64](s)[i])
-		}
-		return float32(math.NaN())
-	}
-	fs, ts := from.Size(), to.Size()
-	return func(d, s []byte) {
-		n := len(s) / fs
-		if len(d)/ts < n {
-			n = len(d) / ts
-		}
-		for i := 0; i < n; i++ {
-			v := read(s, i)
-			switch to {
-			case tensor.Float16:
-				as[tensor.F16](d)[i] = tensor.F16FromFloat32(v)
-			case tensor.BFloat16:
-				as[tensor.BF16](d)[i] = tensor.BF16FromFloat32(v)
-			case tensor.Bool:
-				d[i] = u8(v != 0)
-			case tensor.Int32:
-				as[int32](d)[i] = int32(tensor.FloatToInt(float64(v), 32))
-			case tensor.Int64:
-				as[int64](d)[i] = tensor.FloatToInt(float64(v), 64)
-			case tensor.Float32:
-				as[float32](d)[i] = v
-			case tensor.Float64:
-				as[float64](d)[i] = float64(v)
+	dec, enc := halfDecoder(from), halfEncoder(to)
+	switch {
+	case dec != nil && enc != nil:
+		return func(d, s []byte) {
+			x, y := as[uint16](s), as[uint16](d)
+			n := min(len(x), len(y))
+			for i := 0; i < n; i++ {
+				y[i] = enc(dec(x[i]))
 			}
 		}
+	case dec != nil && elemTypes[to] != nil:
+		return elemTypes[to].fromHalf(dec, to)
+	case enc != nil && elemTypes[from] != nil:
+		return elemTypes[from].toHalf(enc)
 	}
+	return nil
+}
+
+// halfDecoder returns the float32 value of a storage type's element bits,
+// nil for the other dtypes.
+func halfDecoder(dt tensor.DType) func(uint16) float32 {
+	switch dt {
+	case tensor.Float16:
+		return func(b uint16) float32 { return tensor.F16(b).Float32() }
+	case tensor.BFloat16:
+		return func(b uint16) float32 { return tensor.BF16(b).Float32() }
+	}
+	return nil
+}
+
+// halfEncoder returns a storage type's element bits of a float32 (rounded
+// to nearest even), nil for the other dtypes.
+func halfEncoder(dt tensor.DType) func(float32) uint16 {
+	switch dt {
+	case tensor.Float16:
+		return func(v float32) uint16 { return uint16(tensor.F16FromFloat32(v)) }
+	case tensor.BFloat16:
+		return func(v float32) uint16 { return uint16(tensor.BF16FromFloat32(v)) }
+	}
+	return nil
 }

@@ -14,8 +14,9 @@ import (
 // chunks of chunkElems elements: each op of the group's program runs over
 // the chunk into a small register (a per-thread buffer that stays in
 // cache), so intermediate values never go to main memory. Operands that
-// have the domain's shape are read in place; scalars are passed as
-// scalars to the micro-ops that take them; other broadcast operands are
+// have the domain's shape are read in place; one-element operands are
+// passed as scalars (every micro-op takes them; one whose operands are all
+// scalars computes one element and repeats it); other broadcast operands are
 // gathered into a register at the start of each chunk. The last op writes
 // straight into the output, or into a register that the trailing
 // reduction folds into its accumulators. Each op's instruction is the

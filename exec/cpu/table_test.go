@@ -284,3 +284,75 @@ func TestFastKernelsMatchScalarFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestCastSpecials: every pair of dtypes converts specials as Cast
+// promises (ops' doc): to bool x != 0; floats to integers truncation
+// toward zero, saturation at the type's range and NaN to 0; integers to
+// narrower integers wrapping; to floats rounding to nearest. The expected
+// values are written from those rules.
+func TestCastSpecials(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 2.75, -2.75, 1e10, -1e10, 3e38, -3e38, math.Inf(1), math.Inf(-1), math.NaN(), 65504, 2147483520}
+	ints := func(x *tensor.Tensor) []int64 { // an integer tensor's values, exactly
+		if x.DType() == tensor.Int64 {
+			v, _ := tensor.Values[int64](x)
+			return v
+		}
+		v, _ := tensor.Values[int32](x)
+		out := make([]int64, len(v))
+		for i, e := range v {
+			out[i] = int64(e)
+		}
+		return out
+	}
+	for _, from := range allDTypes {
+		src, _ := tensor.FromFloat64s(from, vals)
+		for _, to := range allDTypes {
+			f := castFunc(from, to)
+			if f == nil {
+				t.Errorf("no Cast from %v to %v", from, to)
+				continue
+			}
+			dst := tensor.Zeros(to, len(vals))
+			f(dst.Bytes(), src.Bytes())
+			for i := range vals {
+				v := src.Float64(i) // the value as the source dtype holds it
+				switch {
+				case to.IsInt():
+					var want int64
+					bits := 8 * to.Size()
+					lim := math.Ldexp(1, bits-1)
+					switch {
+					case from.IsInt():
+						want = ints(src)[i] << (64 - bits) >> (64 - bits) // wraps
+					case v != v:
+						want = 0
+					case v <= -lim:
+						want = -1 << (bits - 1)
+					case v >= lim:
+						want = 1<<(bits-1) - 1
+					default:
+						want = int64(v)
+					}
+					if got := ints(dst)[i]; got != want {
+						t.Errorf("Cast %v %v to %v = %d, want %d", from, v, to, got, want)
+					}
+				default:
+					want := 0.0
+					if to == tensor.Bool {
+						if v != 0 {
+							want = 1
+						}
+					} else {
+						w := tensor.Zeros(to, 1)
+						w.SetFloat64(0, v) // rounds to nearest
+						want = w.Float64(0)
+					}
+					got := dst.Float64(i)
+					if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+						t.Errorf("Cast %v %v to %v = %v, want %v", from, v, to, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -44,8 +44,11 @@ type etype interface {
 	// compare builds a comparison's micro-op (the operands are of this
 	// type, the result bool).
 	compare(op simd.CmpOp, strides []int) microFn
-	// castTo converts elements of this type (dtype from) to dtype to.
+	// castTo converts elements of this type (dtype from) to dtype to;
+	// fromHalf and toHalf from and to a storage type, through float32.
 	castTo(from, to tensor.DType) func(d, s []byte)
+	fromHalf(dec func(uint16) float32, to tensor.DType) func(d, s []byte)
+	toHalf(enc func(float32) uint16) func(d, s []byte)
 	// reduce and fusedReduce build the reductions of this type.
 	reduce(op graph.Op, p *redPlan, isFloat bool) (*kernel, error)
 	fusedReduce(p *fusedPlan, isFloat bool) *kernel
@@ -121,6 +124,41 @@ func (et[S]) castTo(from, to tensor.DType) func(d, s []byte) {
 		return castLoop[S, float64](from, to)
 	}
 	return nil
+}
+
+func (et[T]) fromHalf(dec func(uint16) float32, to tensor.DType) func(d, s []byte) {
+	switch {
+	case to == tensor.Bool:
+		return func(d, s []byte) {
+			x, y := as[uint16](s), as[T](d)
+			for i := range min(len(x), len(y)) {
+				y[i] = T(u8(dec(x[i]) != 0))
+			}
+		}
+	case to.IsInt():
+		lim, lo, hi := intLimits[T]()
+		return func(d, s []byte) {
+			x, y := as[uint16](s), as[T](d)
+			for i := range min(len(x), len(y)) {
+				y[i] = toInt(float64(dec(x[i])), lim, lo, hi)
+			}
+		}
+	}
+	return func(d, s []byte) {
+		x, y := as[uint16](s), as[T](d)
+		for i := range min(len(x), len(y)) {
+			y[i] = T(dec(x[i]))
+		}
+	}
+}
+
+func (et[T]) toHalf(enc func(float32) uint16) func(d, s []byte) {
+	return func(d, s []byte) {
+		x, y := as[T](s), as[uint16](d)
+		for i := range min(len(x), len(y)) {
+			y[i] = enc(float32(x[i]))
+		}
+	}
 }
 
 func (et[T]) reduce(op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
