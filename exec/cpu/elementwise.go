@@ -3,6 +3,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/simd"
@@ -14,10 +15,21 @@ import (
 // it: the standalone kernel (prepareElementwise: NumPy broadcasting by
 // runs of bcast) and the fused chunk evaluator's instruction (fused.go).
 
-// microFn computes m elements of an elementwise op into d from the
-// operands s (element bytes), each a vector (m elements) or a scalar (one
-// element, broadcast), as fixed when the micro-op was built.
-type microFn func(d []byte, s [3][]byte, m int)
+// microFn computes m elements of an elementwise op at d from its operands
+// at x, y and z (as many as it has), each the address of m elements (a
+// vector) or of one (a scalar, broadcast), as fixed when the micro-op was
+// built. Addresses keep the call cheap (five words in registers); the
+// callers take them from byte slices whose bounds they check (addr).
+type microFn func(m int, d, x, y, z unsafe.Pointer)
+
+// addr is the address of b[off:], after checking that the n bytes from off
+// are in b.
+func addr(b []byte, off, n int) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(b[off : off+n]))
+}
+
+// view is the slice of the m elements of T at p.
+func view[T any](p unsafe.Pointer, m int) []T { return unsafe.Slice((*T)(p), m) }
 
 // microBuilder builds the micro-op of an op whose result has dtype out and
 // operands dtypes in; strides gives, per operand, 1 for a vector and 0
@@ -72,12 +84,13 @@ func (e entry) microFor(out tensor.DType, in []tensor.DType, strides []int) (mic
 		return nil, err
 	}
 	es := out.Size()
-	return func(d []byte, s [3][]byte, m int) {
+	return func(m int, d, x, y, z unsafe.Pointer) {
 		if m == 0 {
 			return
 		}
-		f(d, s, 1)
-		fill(d[es:m*es], d[:es])
+		f(1, d, x, y, z)
+		b := view[byte](d, m*es)
+		fill(b[es:], b[:es])
 	}, nil
 }
 
@@ -98,6 +111,28 @@ func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
 		return nil, fmt.Errorf("no %s kernel for %v: %w", n.Op(), dts, err)
 	}
 	eo := n.DType().Size()
+	// Operand i spans m*step[i] + one[i] bytes from its offset: m
+	// elements for a vector, one for a scalar.
+	var step, one [3]int
+	for i := 0; i < k; i++ {
+		step[i] = bc.vec[i] * es[i]
+		one[i] = (1 - bc.vec[i]) * es[i]
+	}
+	if len(bc.dims) == 1 {
+		// One run (same shapes, or scalars broadcast): operand i's element
+		// at position p is at p*step[i].
+		return &kernel{bind: func(a *args) func() {
+			l := a.Loop(func(lo, hi, _ int) {
+				m := hi - lo
+				var p [3]unsafe.Pointer
+				for i := 0; i < k; i++ {
+					p[i] = addr(a.In(i), lo*step[i], m*step[i]+one[i])
+				}
+				fn(m, addr(a.Out(), lo*eo, m*eo), p[0], p[1], p[2])
+			})
+			return func() { l.Run(bc.n, grainElems, stepElems) }
+		}}, nil
+	}
 	return &kernel{bind: func(a *args) func() {
 		offsets := make([][3]int, a.Threads())
 		l := a.Loop(func(lo, hi, part int) {
@@ -106,12 +141,12 @@ func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
 			for i := 0; i < k; i++ {
 				in[i] = a.In(i)
 			}
-			bc.walk(lo, hi, offsets[part][:k], func(p, m int, o []int) {
-				var s [3][]byte
+			bc.walk(lo, hi, offsets[part][:k], func(q, m int, o []int) {
+				var p [3]unsafe.Pointer
 				for i := 0; i < k; i++ {
-					s[i] = in[i][o[i]*es[i]:]
+					p[i] = addr(in[i], o[i]*es[i], m*step[i]+one[i])
 				}
-				fn(d[p*eo:(p+m)*eo], s, m)
+				fn(m, addr(d, q*eo, m*eo), p[0], p[1], p[2])
 			})
 		})
 		return func() { l.Run(bc.n, grainElems, stepElems) }
@@ -219,7 +254,7 @@ func cast() entry {
 			return nil, errNoKernel
 		}
 		fs, ts := in[0].Size(), out.Size()
-		return func(d []byte, s [3][]byte, m int) { f(d[:m*ts], s[0][:m*fs]) }, nil
+		return func(m int, d, x, _, _ unsafe.Pointer) { f(view[byte](d, m*ts), view[byte](x, m*fs)) }, nil
 	})
 }
 
@@ -231,7 +266,7 @@ func identity() entry {
 			return nil, errNoKernel
 		}
 		es := out.Size()
-		return func(d []byte, s [3][]byte, m int) { copy(d[:m*es], s[0][:m*es]) }, nil
+		return func(m int, d, x, _, _ unsafe.Pointer) { copy(view[byte](d, m*es), view[byte](x, m*es)) }, nil
 	})
 }
 
@@ -283,12 +318,15 @@ func selectMicro[T simd.Bits](st []int) microFn {
 	if cs == 1 && xs == 1 {
 		vv, vs := simd.Select[T]()
 		if ys == 1 {
-			return func(d []byte, s [3][]byte, m int) { vv(as[T](d)[:m], s[0], as[T](s[1]), as[T](s[2])) }
+			return func(m int, d, c, x, y unsafe.Pointer) {
+				vv(view[T](d, m), view[uint8](c, m), view[T](x, m), view[T](y, m))
+			}
 		}
-		return func(d []byte, s [3][]byte, m int) { vs(as[T](d)[:m], s[0], as[T](s[1]), as[T](s[2])[0]) }
+		return func(m int, d, c, x, y unsafe.Pointer) { vs(view[T](d, m), view[uint8](c, m), view[T](x, m), *(*T)(y)) }
 	}
-	return func(d []byte, s [3][]byte, m int) {
-		selectRun(as[T](d)[:m], s[0], cs, as[T](s[1]), xs, as[T](s[2]), ys)
+	n := func(stride, m int) int { return max(1, stride*m) } // a scalar's one element
+	return func(m int, d, c, x, y unsafe.Pointer) {
+		selectRun(view[T](d, m), view[uint8](c, n(cs, m)), cs, view[T](x, n(xs, m)), xs, view[T](y, n(ys, m)), ys)
 	}
 }
 

@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -247,7 +248,8 @@ func newEvaluator(p *fusedPlan, a *args) *evaluator {
 	return ev
 }
 
-// bytesOf resolves an operand for the chunk at domain position q.
+// bytesOf resolves an operand for the chunk at domain position q: m
+// elements (a register holds chunkElems) or, for a scalar, its one.
 func (ev *evaluator) bytesOf(s source, part, q, m int, out []byte) []byte {
 	switch s.kind {
 	case srcReg:
@@ -271,12 +273,12 @@ func (ev *evaluator) chunk(part, q, m int, out []byte) {
 	for _, g := range p.gathers {
 		gatherInto(regs[g.reg], ev.a.In(g.operand), g, q, m, ev.offs[part])
 	}
-	var srcs [3][]byte
+	var srcs [3]unsafe.Pointer
 	for _, in := range p.prog {
 		for k, s := range in.srcs {
-			srcs[k] = ev.bytesOf(s, part, q, m, out)
+			srcs[k] = unsafe.Pointer(unsafe.SliceData(ev.bytesOf(s, part, q, m, out)))
 		}
-		in.run(ev.bytesOf(in.dst, part, q, m, out), srcs, m)
+		in.run(m, unsafe.Pointer(unsafe.SliceData(ev.bytesOf(in.dst, part, q, m, out))), srcs[0], srcs[1], srcs[2])
 	}
 }
 

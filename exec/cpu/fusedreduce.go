@@ -26,7 +26,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 	op := p.attr.Reduce.Op
 	// fold combines a chunk of values into an accumulator.
 	var fold func(acc A, x []T) A
-	var better func(v, best T) bool
+	isMax := op == ops.OpMax // for Max and Min: see beats
 	switch op {
 	case ops.OpSum:
 		fold = func(s A, x []T) A {
@@ -46,10 +46,6 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 			}
 			return s + (s0 + s1) + (s2 + s3)
 		}
-	case ops.OpMax:
-		better = func(v, best T) bool { return v > best || (v != v && best == best) }
-	case ops.OpMin:
-		better = func(v, best T) bool { return v < best || (v != v && best == best) }
 	}
 	K, R := 1, p.n
 	cols := rp.isCols()
@@ -96,7 +92,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 						default:
 							o := out[j0 : j0+m]
 							for j, v := range x {
-								if better(v, o[j]) {
+								if beats(v, o[j], isMax) {
 									o[j] = v
 								}
 							}
@@ -152,7 +148,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 						best = x[0]
 					}
 					for _, v := range x {
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 					}
@@ -186,7 +182,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 					}
 					best := seg[0]
 					for _, v := range seg[1:] {
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 					}
@@ -219,7 +215,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 				}
 				best := bests[row*blocks]
 				for _, v := range bests[row*blocks+1 : (row+1)*blocks] {
-					if better(v, best) {
+					if beats(v, best, isMax) {
 						best = v
 					}
 				}

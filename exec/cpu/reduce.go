@@ -133,19 +133,26 @@ func reduceKernel[T elem](op graph.Op, p *redPlan, isFloat bool) (*kernel, error
 		}
 		return sumKernel[T, int64](p), nil
 	}
-	var better func(v, best T) bool
 	switch op {
-	case ops.OpMax, ops.OpArgMax:
-		better = func(v, best T) bool { return v > best || (v != v && best == best) }
-	case ops.OpMin, ops.OpArgMin:
-		better = func(v, best T) bool { return v < best || (v != v && best == best) }
-	default:
-		return nil, fmt.Errorf("%s is not a reduction", op)
+	case ops.OpMax, ops.OpMin:
+		return selectKernel[T](p, op == ops.OpMax), nil
+	case ops.OpArgMax, ops.OpArgMin:
+		return argKernel[T](p, op == ops.OpArgMax), nil
 	}
-	if op == ops.OpArgMax || op == ops.OpArgMin {
-		return argKernel[T](p, better), nil
+	return nil, fmt.Errorf("%s is not a reduction", op)
+}
+
+// beats reports whether v replaces best in a maximum (isMax) or a
+// minimum: NaN always wins, so NaN propagates. It is inlined, and isMax
+// is the same in every iteration of a loop.
+func beats[T elem](v, best T, isMax bool) bool {
+	if v != v {
+		return best == best
 	}
-	return selectKernel[T](p, better, op == ops.OpMax), nil
+	if isMax {
+		return v > best
+	}
+	return v < best
 }
 
 // sumKernel sums with accumulator A.
@@ -291,9 +298,8 @@ func sumKernel[T elem, A acc](p *redPlan) *kernel {
 	return k
 }
 
-// selectKernel computes Max or Min: better(v, best) says v replaces best
-// (NaN always wins, so NaN propagates).
-func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *kernel {
+// selectKernel computes Max (isMax) or Min.
+func selectKernel[T elem](p *redPlan, isMax bool) *kernel {
 	k := &kernel{}
 	if p.isCols() && p.outN >= 64 {
 		K, R := p.keptDims[0], p.redDims[0]
@@ -309,7 +315,7 @@ func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *
 					}
 					row := x[r*K+lo : r*K+hi]
 					for j, v := range row {
-						if better(v, s[j]) {
+						if beats(v, s[j], isMax) {
 							s[j] = v
 						}
 					}
@@ -350,7 +356,7 @@ func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *
 								v = min(v, w)
 							}
 						}
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 						return
@@ -360,7 +366,7 @@ func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *
 							return
 						}
 						for e := min(i+checkElems, n); i < e; i++ {
-							if v := x[off+i*stride]; better(v, best) {
+							if v := x[off+i*stride]; beats(v, best, isMax) {
 								best = v
 							}
 						}
@@ -376,7 +382,7 @@ func selectKernel[T elem](p *redPlan, better func(v, best T) bool, isMax bool) *
 
 // argKernel computes ArgMax or ArgMin: the first index whose value no
 // later value beats (a NaN counts as the best).
-func argKernel[T elem](p *redPlan, better func(v, best T) bool) *kernel {
+func argKernel[T elem](p *redPlan, isMax bool) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		stopped := a.Stopped
 		l := a.Loop(func(lo, hi, _ int) {
@@ -396,7 +402,7 @@ func argKernel[T elem](p *redPlan, better func(v, best T) bool) *kernel {
 							return
 						}
 						for e := min(i+checkElems, n); i < e; i++ {
-							if v := x[off+i*stride]; better(v, best) {
+							if v := x[off+i*stride]; beats(v, best, isMax) {
 								best, idx = v, r+i
 							}
 						}

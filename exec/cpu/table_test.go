@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -186,14 +187,15 @@ func sameElems(dt tensor.DType, got, want []byte, ulps float64) (int, bool) {
 // first element) and returns the result bytes.
 func runMicro(f microFn, out tensor.DType, ops [][]byte, in []tensor.DType, st []int, m int) []byte {
 	d := make([]byte, m*out.Size())
-	var s [3][]byte
+	var p [3]unsafe.Pointer
 	for k := range ops {
-		s[k] = ops[k]
+		n := m * in[k].Size()
 		if st[k] == 0 {
-			s[k] = ops[k][:in[k].Size()]
+			n = in[k].Size()
 		}
+		p[k] = addr(ops[k], 0, n)
 	}
-	f(d, s, m)
+	f(m, addr(d, 0, len(d)), p[0], p[1], p[2])
 	return d
 }
 

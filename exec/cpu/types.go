@@ -73,7 +73,7 @@ func (et[T]) math(e *mathEntry, class tensor.DType, st []int) (microFn, error) {
 		default:
 			return nil, errNoKernel
 		}
-		return func(d []byte, s [3][]byte, m int) { k(as[T](d)[:m], as[T](s[0])) }, nil
+		return func(m int, d, x, _, _ unsafe.Pointer) { k(view[T](d, m), view[T](x, m)) }, nil
 	}
 	var vv func(d, a, b []T)
 	var vs func(d, a []T, s T)
@@ -92,22 +92,22 @@ func (et[T]) math(e *mathEntry, class tensor.DType, st []int) (microFn, error) {
 	}
 	switch {
 	case st[0] == 1 && st[1] == 1:
-		return func(d []byte, s [3][]byte, m int) { vv(as[T](d)[:m], as[T](s[0]), as[T](s[1])) }, nil
+		return func(m int, d, x, y, _ unsafe.Pointer) { vv(view[T](d, m), view[T](x, m), view[T](y, m)) }, nil
 	case st[0] == 1:
-		return func(d []byte, s [3][]byte, m int) { vs(as[T](d)[:m], as[T](s[0]), as[T](s[1])[0]) }, nil
+		return func(m int, d, x, y, _ unsafe.Pointer) { vs(view[T](d, m), view[T](x, m), *(*T)(y)) }, nil
 	}
-	return func(d []byte, s [3][]byte, m int) { sv(as[T](d)[:m], as[T](s[0])[0], as[T](s[1])) }, nil
+	return func(m int, d, x, y, _ unsafe.Pointer) { sv(view[T](d, m), *(*T)(x), view[T](y, m)) }, nil
 }
 
 func (et[T]) compare(op simd.CmpOp, st []int) microFn {
 	vv, vs, sv := simd.Compare[T](op)
 	switch {
 	case st[0] == 1 && st[1] == 1:
-		return func(d []byte, s [3][]byte, m int) { vv(d[:m], as[T](s[0]), as[T](s[1])) }
+		return func(m int, d, x, y, _ unsafe.Pointer) { vv(view[uint8](d, m), view[T](x, m), view[T](y, m)) }
 	case st[0] == 1:
-		return func(d []byte, s [3][]byte, m int) { vs(d[:m], as[T](s[0]), as[T](s[1])[0]) }
+		return func(m int, d, x, y, _ unsafe.Pointer) { vs(view[uint8](d, m), view[T](x, m), *(*T)(y)) }
 	}
-	return func(d []byte, s [3][]byte, m int) { sv(d[:m], as[T](s[0])[0], as[T](s[1])) }
+	return func(m int, d, x, y, _ unsafe.Pointer) { sv(view[uint8](d, m), *(*T)(x), view[T](y, m)) }
 }
 
 func (et[S]) castTo(from, to tensor.DType) func(d, s []byte) {
