@@ -100,6 +100,9 @@ func (e entry) microFor(out tensor.DType, in []tensor.DType, strides []int) (mic
 func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
 	ins := n.Inputs()
 	k := len(ins)
+	if k > 3 {
+		return nil, fmt.Errorf("no %s kernel: an elementwise micro-op takes at most 3 operands, got %d", n.Op(), k)
+	}
 	dts := make([]tensor.DType, k)
 	es := make([]int, k)
 	for i, in := range ins {

@@ -9,20 +9,20 @@ import (
 )
 
 // The element types, listed once. Kernels are generic in the element type
-// T; the dtype of a node picks T here, in elemTypes, and nowhere else
-// (Cast's target, a second type, in castTo below). Adding a dtype is
-// adding its Go type to a constraint below, an entry to elemTypes and a
-// case to castTo: every op of the table then has its kernels in it, those
-// of its scalar functions (float64 or int64) and of internal/simd's
-// generic accessors.
+// T; a node's dtype picks T in elemTypes (and Cast's target type in
+// castTo). Adding a dtype is adding its Go type to elem, an entry to
+// elemTypes and a case to castTo: every op of the table then has its
+// kernels in it, from its scalar functions (float64 or int64) and
+// internal/simd's generic accessors.
 
+// float is the float element types (Softmax and MatMul take only these).
 type float interface{ float32 | float64 }
-type integer interface{ int32 | int64 }
-type num interface{ float | integer }
 
 // elem is every element type a kernel computes in: uint8 stands for bool
 // (0 or 1).
-type elem interface{ num | uint8 }
+type elem interface {
+	float | int32 | int64 | uint8
+}
 
 // elemTypes is the dtype -> element type dispatch. The storage types
 // (float16, bfloat16) have none: only Cast and the data movement ops take
