@@ -406,9 +406,10 @@ func longCases() []longCase {
 		}},
 		// Fused reductions of Sin of a broadcast (~6 ns an element) over
 		// 2^28 (all) or 2^27 (rows, cols) elements that never exist: the
-		// defect's case.
-		{"Fused Sum all", "Fused", 2, 32, false, nil, fusedSin([]int{1 << 28}, nil)},
-		{"Fused Sum all, deadline", "Fused", 2, 32, true, nil, fusedSin([]int{1 << 28}, nil)},
+		// defect's case. The broadcast operand is a row, not a scalar: the
+		// Sin of a scalar operand is computed once.
+		{"Fused Sum all", "Fused", 2, 32, false, nil, fusedSin([]int{1 << 18, 1 << 10}, []int{1 << 10})},
+		{"Fused Sum all, deadline", "Fused", 2, 32, true, nil, fusedSin([]int{1 << 18, 1 << 10}, []int{1 << 10})},
 		{"Fused Sum rows", "Fused", 2, 32, false, nil, fusedSin([]int{1 << 11, 1 << 16}, []int{1 << 16}, 1)},
 		{"Fused Sum cols", "Fused", 2, 32, false, nil, fusedSin([]int{1 << 15, 1 << 12}, []int{1 << 12}, 0)},
 		// Plain reductions: strided layouts of 256 MB, 4 to 10 ns an element.

@@ -101,7 +101,7 @@ func (b *Backend) Close() error {
 
 // Supports reports whether there is a kernel for n.
 func (b *Backend) Supports(n *graph.Node) error {
-	if kernels[n.Op()] == nil {
+	if _, ok := table[n.Op()]; !ok {
 		return fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, n.Op())
 	}
 	if n.Op() == opdef.OpFused {
@@ -159,11 +159,8 @@ func Model() string {
 	return runtime.GOARCH + " CPU"
 }
 
-// kernelFor returns the kernel table entry of n's op.
-func kernelFor(n *graph.Node) prepareFn { return kernels[n.Op()] }
-
-// kernels is the static table of kernel constructors, by op code.
-var kernels = map[graph.Op]prepareFn{}
+// kernelFor returns the prepare function of n's op, nil if it has none.
+func kernelFor(n *graph.Node) prepareFn { return table[n.Op()].prepare }
 
 // String describes the backend: "cpu (model, threads)".
 func (b *Backend) String() string { return "cpu (" + b.device.Description + ")" }

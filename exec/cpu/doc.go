@@ -3,6 +3,15 @@
 // it registers the backend as "cpu" (exec.Open("cpu")); New opens one with
 // options such as Threads.
 //
+// Every op has one entry in one table (table.go). An elementwise op's
+// entry describes its element computation: a float64 function for the
+// float dtypes and an int64 function for the integer dtypes and bool (the
+// result wrapping to the element type), internal/simd's kernels where the
+// op is hot, or its own kind (comparisons, Where, Cast); both its
+// standalone kernel (NumPy broadcasting) and its micro-op in fused groups
+// come from that entry, for every element type (generic code; types.go
+// lists the types once). Every other op's entry is its prepare function.
+//
 // Kernels are prepared once at compile time (broadcast strides, reduction
 // plans, matrix-product plans) and bound once per arena, so a Run
 // allocates nothing of its own. Large kernels split their work over a
@@ -12,9 +21,10 @@
 // count. Float32 sums accumulate in float64.
 //
 // The float32 and float64 arithmetic, comparisons, selects, reductions and
-// exp/log/tanh/sigmoid run on internal/simd (AVX-512 or AVX2+FMA chosen at
-// start-up; LOOM_SIMD=go or the build tag noasm selects the pure-Go
-// loops), matrix products on internal/gemm (packed, cache-blocked, with
+// exp/log/tanh/sigmoid run on internal/simd at every level (AVX-512 or
+// AVX2+FMA chosen at start-up; LOOM_SIMD=go or the build tag noasm selects
+// its pure-Go loops, which are also what the integer types run), matrix
+// products on internal/gemm (packed, cache-blocked, with
 // AVX-512/AVX2 micro-kernels and transposed operands read in place), and
 // fused groups of elementwise ops (opdef.OpFused) on a chunk evaluator that
 // keeps intermediates in per-thread registers of 2048 elements.

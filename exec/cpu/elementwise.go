@@ -1,130 +1,159 @@
 package cpu
 
 import (
+	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/tensor"
 )
 
-// grainElems is the smallest number of elements worth a goroutine for
-// cheap elementwise work (a few microseconds at memory speed).
-const grainElems = 1 << 15
+// An elementwise op's entry in the table (table.go) describes its element
+// computation once, as a micro-op builder; both of its kernels come from
+// it: the standalone kernel (prepareElementwise: NumPy broadcasting by
+// runs of bcast) and the fused chunk evaluator's instruction (fused.go).
 
-// bcast describes an elementwise iteration over the output in row-major
-// order with NumPy broadcasting. Dimensions are coalesced: adjacent
-// dimensions merge when every operand steps through them contiguously (or
-// not at all), so a same-shape op becomes one flat run and a row-vector
-// broadcast becomes rows.
-type bcast struct {
-	dims    []int   // coalesced output dims, at least one
-	strides [][]int // per operand, per dim, in elements (0 = broadcast)
-	n       int     // output elements
-	inner   int     // dims[len(dims)-1]
-	vec     []int   // per operand: stride along the inner dim (0 or 1)
+// microFn computes m elements of an elementwise op at d from its operands
+// at x, y and z (as many as it has), each the address of m elements (a
+// vector) or of one (a scalar, broadcast), as fixed when the micro-op was
+// built. Addresses keep the call cheap (five words in registers); the
+// callers take them from byte slices whose bounds they check (addr).
+type microFn func(m int, d, x, y, z unsafe.Pointer)
+
+// addr is the address of b[off:], after checking that the n bytes from off
+// are in b.
+func addr(b []byte, off, n int) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(b[off : off+n]))
 }
 
-func newBcast(out tensor.Shape, ins []tensor.Shape) *bcast {
-	var dims []int
-	strides := make([][]int, len(ins))
-	for i, d := range out {
-		if d == 1 {
-			continue
+// view is the slice of the m elements of T at p.
+func view[T any](p unsafe.Pointer, m int) []T { return unsafe.Slice((*T)(p), m) }
+
+// microBuilder builds the micro-op of an op whose result has dtype out and
+// operands dtypes in; strides gives, per operand, 1 for a vector and 0
+// for a scalar (never all 0: microFor handles that). It returns
+// errNoKernel when the entry has no kernel for these dtypes.
+type microBuilder func(out tensor.DType, in []tensor.DType, strides []int) (microFn, error)
+
+// errNoKernel: an entry has no kernel for the dtypes it was asked for.
+var errNoKernel = errors.New("no kernel for these dtypes")
+
+// entry is one op's row of the table: prepare builds a node's standalone
+// kernel (every op has one); micro is set for elementwise ops only.
+type entry struct {
+	prepare prepareFn
+	micro   microBuilder
+	math    *mathEntry // a unary or binary entry's description (for the tests)
+}
+
+// kernelOf is the entry of an op that is not elementwise.
+func kernelOf(p prepareFn) entry { return entry{prepare: p} }
+
+// elementwise is the entry of an elementwise op: its standalone kernel
+// runs the micro-op over broadcast runs.
+func elementwise(m microBuilder) entry {
+	e := entry{micro: m}
+	e.prepare = func(n *graph.Node) (*kernel, error) { return prepareElementwise(n, e) }
+	return e
+}
+
+// microFor builds the micro-op of the entry for the given dtypes and
+// operand strides. Every elementwise entry accepts scalar operands: when
+// all of them are scalars, it computes one element and repeats it.
+func (e entry) microFor(out tensor.DType, in []tensor.DType, strides []int) (microFn, error) {
+	if e.micro == nil {
+		return nil, errNoKernel
+	}
+	scalars := 0
+	for _, s := range strides {
+		if s == 0 {
+			scalars++
 		}
-		dims = append(dims, d)
-		for k, s := range ins {
-			off := len(out) - len(s)
-			st := 0
-			if j := i - off; j >= 0 && s[j] == d {
-				st = 1
-				for _, e := range s[j+1:] {
-					st *= e
+	}
+	if scalars < len(strides) {
+		return e.micro(out, in, strides)
+	}
+	ones := make([]int, len(strides))
+	for i := range ones {
+		ones[i] = 1
+	}
+	f, err := e.micro(out, in, ones)
+	if err != nil {
+		return nil, err
+	}
+	es := out.Size()
+	return func(m int, d, x, y, z unsafe.Pointer) {
+		if m == 0 {
+			return
+		}
+		f(1, d, x, y, z)
+		b := view[byte](d, m*es)
+		fill(b[es:], b[:es])
+	}, nil
+}
+
+// prepareElementwise is the standalone kernel of an elementwise op: the
+// output in row-major order, by runs within one inner row of the
+// broadcast (coalesced) iteration, each run one call of the micro-op.
+func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
+	ins := n.Inputs()
+	k := len(ins)
+	if k > 3 {
+		return nil, fmt.Errorf("no %s kernel: an elementwise micro-op takes at most 3 operands, got %d", n.Op(), k)
+	}
+	dts := make([]tensor.DType, k)
+	es := make([]int, k)
+	for i, in := range ins {
+		dts[i], es[i] = in.DType(), in.DType().Size()
+	}
+	bc := newBcast(n.Shape(), shapesOf(ins))
+	fn, err := e.microFor(n.DType(), dts, bc.vec)
+	if err != nil {
+		return nil, fmt.Errorf("no %s kernel for %v: %w", n.Op(), dts, err)
+	}
+	eo := n.DType().Size()
+	// Operand i spans m*step[i] + one[i] bytes from its offset: m
+	// elements for a vector, one for a scalar.
+	var step, one [3]int
+	for i := 0; i < k; i++ {
+		step[i] = bc.vec[i] * es[i]
+		one[i] = (1 - bc.vec[i]) * es[i]
+	}
+	if len(bc.dims) == 1 {
+		// One run (same shapes, or scalars broadcast): operand i's element
+		// at position p is at p*step[i].
+		return &kernel{bind: func(a *args) func() {
+			l := a.Loop(func(lo, hi, _ int) {
+				m := hi - lo
+				var p [3]unsafe.Pointer
+				for i := 0; i < k; i++ {
+					p[i] = addr(a.In(i), lo*step[i], m*step[i]+one[i])
 				}
+				fn(m, addr(a.Out(), lo*eo, m*eo), p[0], p[1], p[2])
+			})
+			return func() { l.Run(bc.n, grainElems, stepElems) }
+		}}, nil
+	}
+	return &kernel{bind: func(a *args) func() {
+		offsets := make([][3]int, a.Threads())
+		l := a.Loop(func(lo, hi, part int) {
+			d := a.Out()
+			var in [3][]byte
+			for i := 0; i < k; i++ {
+				in[i] = a.In(i)
 			}
-			strides[k] = append(strides[k], st)
-		}
-	}
-	if len(dims) == 0 {
-		dims = []int{1}
-		for k := range strides {
-			strides[k] = []int{1}
-		}
-	}
-	// Coalesce from the inside out.
-	for i := len(dims) - 2; i >= 0; i-- {
-		ok := true
-		for k := range strides {
-			if strides[k][i] != strides[k][i+1]*dims[i+1] {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		dims[i] *= dims[i+1]
-		dims = append(dims[:i+1], dims[i+2:]...)
-		for k := range strides {
-			strides[k][i] = strides[k][i+1]
-			strides[k] = append(strides[k][:i+1], strides[k][i+2:]...)
-		}
-	}
-	b := &bcast{dims: dims, strides: strides, n: out.Size(), inner: dims[len(dims)-1], vec: make([]int, len(ins))}
-	for k := range strides {
-		b.vec[k] = strides[k][len(dims)-1]
-		if b.inner == 1 {
-			b.vec[k] = 1
-		}
-	}
-	return b
-}
-
-// offsets computes each operand's element offset at output position p.
-func (b *bcast) offsets(p int, offs []int) {
-	outer, j := p/b.inner, p%b.inner
-	for k := range offs {
-		offs[k] = j * b.strides[k][len(b.dims)-1]
-	}
-	for d := len(b.dims) - 2; d >= 0 && outer > 0; d-- {
-		idx := outer % b.dims[d]
-		outer /= b.dims[d]
-		for k := range offs {
-			offs[k] += idx * b.strides[k][d]
-		}
-	}
-}
-
-// walk calls fn for each run of output positions in [lo,hi) that lies
-// within one inner row: fn(p, length, offs), offs[k] being operand k's
-// offset at p. offs must have one entry per operand.
-func (b *bcast) walk(lo, hi int, offs []int, fn func(p, length int, offs []int)) {
-	for p := lo; p < hi; {
-		b.offsets(p, offs)
-		run := b.inner - p%b.inner
-		if run > hi-p {
-			run = hi - p
-		}
-		fn(p, run, offs)
-		p += run
-	}
-}
-
-func init() {
-	for _, op := range []graph.Op{ops.OpAdd, ops.OpSub, ops.OpMul, ops.OpDiv, ops.OpPow, ops.OpMaximum, ops.OpMinimum} {
-		kernels[op] = prepareArith
-	}
-	for _, op := range []graph.Op{ops.OpEqual, ops.OpNotEqual, ops.OpLess, ops.OpLessEqual, ops.OpGreater, ops.OpGreaterEqual} {
-		kernels[op] = prepareCompare
-	}
-	kernels[ops.OpAnd] = prepareLogic
-	kernels[ops.OpOr] = prepareLogic
-	kernels[ops.OpNot] = prepareUnary
-	for _, op := range []graph.Op{ops.OpNeg, ops.OpAbs, ops.OpSign, ops.OpExp, ops.OpLog, ops.OpSqrt, ops.OpTanh, ops.OpSigmoid, ops.OpRelu, ops.OpSin, ops.OpCos} {
-		kernels[op] = prepareUnary
-	}
-	kernels[ops.OpWhere] = prepareWhere
-	kernels[ops.OpStopGradient] = prepareCopy
+			bc.walk(lo, hi, offsets[part][:k], func(q, m int, o []int) {
+				var p [3]unsafe.Pointer
+				for i := 0; i < k; i++ {
+					p[i] = addr(in[i], o[i]*es[i], m*step[i]+one[i])
+				}
+				fn(m, addr(d, q*eo, m*eo), p[0], p[1], p[2])
+			})
+		})
+		return func() { l.Run(bc.n, grainElems, stepElems) }
+	}}, nil
 }
 
 func shapesOf(ns []*graph.Node) []tensor.Shape {
@@ -135,164 +164,198 @@ func shapesOf(ns []*graph.Node) []tensor.Shape {
 	return out
 }
 
-func prepareArith(n *graph.Node) (*kernel, error) {
-	bc := newBcast(n.Shape(), shapesOf(n.Inputs()))
-	switch n.DType() {
-	case tensor.Float32:
-		return arith[float32](n.Op(), bc)
-	case tensor.Float64:
-		return arith[float64](n.Op(), bc)
-	case tensor.Int32:
-		return arith[int32](n.Op(), bc)
-	case tensor.Int64:
-		return arith[int64](n.Op(), bc)
+// ---- the kinds of entries ----
+
+// mathEntry is an op of one or two operands of one dtype, computed from
+// scalar functions: f (in float64) for the float dtypes, i (in int64) for
+// the integer dtypes and bool, the result converted back to the element
+// type (for integers that is two's-complement wrapping); nil where the op
+// admits no such dtype. Where the op is hot, internal/simd's kernels of
+// un or bin replace the loops over f and i for the element types simd has
+// them for (assembly for float32 and float64, unrolled Go for the others).
+type mathEntry struct {
+	arity int
+	f1    func(float64) float64
+	i1    func(int64) int64
+	f2    func(x, y float64) float64
+	i2    func(x, y int64) int64
+	un    simd.UnaryOp
+	bin   simd.ArithOp
+}
+
+func (e *mathEntry) build(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+	t := elemTypes[out]
+	if t == nil || len(st) != e.arity {
+		return nil, errNoKernel
 	}
-	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), n.DType())
+	return t.math(e, out, st)
 }
 
-func arith[T num](op graph.Op, bc *bcast) (*kernel, error) {
-	vv, vs, sv, ok := binaryOps[T](op)
-	if !ok {
-		return nil, fmt.Errorf("%s is not arithmetic", op)
+// unary is the entry of a one-operand op: f for the float dtypes, i for
+// the integer dtypes and bool, and optionally simd's kernel of fast.
+func unary(f func(float64) float64, i func(int64) int64, fast ...simd.UnaryOp) entry {
+	e := &mathEntry{arity: 1, f1: f, i1: i}
+	if len(fast) > 0 {
+		e.un = fast[0]
 	}
-	return &kernel{bind: func(a *args) func() {
-		offsets := make([][2]int, a.Threads())
-		l := a.Loop(func(lo, hi, part int) {
-			x, y, d := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
-			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				switch {
-				case bc.vec[0] == 1 && bc.vec[1] == 1:
-					vv(d[p:p+m], x[o[0]:], y[o[1]:])
-				case bc.vec[0] == 1:
-					vs(d[p:p+m], x[o[0]:], y[o[1]])
-				default:
-					sv(d[p:p+m], x[o[0]], y[o[1]:])
-				}
-			})
-		})
-		return func() { l.Run(bc.n, grainElems, stepElems) }
-	}}, nil
+	en := elementwise(e.build)
+	en.math = e
+	return en
 }
 
-func prepareCompare(n *graph.Node) (*kernel, error) {
-	bc := newBcast(n.Shape(), shapesOf(n.Inputs()))
-	switch n.Input(0).DType() {
-	case tensor.Float32:
-		return compare[float32](n.Op(), bc), nil
-	case tensor.Float64:
-		return compare[float64](n.Op(), bc), nil
-	case tensor.Int32:
-		return compare[int32](n.Op(), bc), nil
-	case tensor.Int64:
-		return compare[int64](n.Op(), bc), nil
-	case tensor.Bool:
-		return compare[uint8](n.Op(), bc), nil
+// binary is the entry of a two-operand op: f for the float dtypes, i for
+// the integer dtypes and bool, and optionally simd's kernels of fast.
+func binary(f func(x, y float64) float64, i func(x, y int64) int64, fast ...simd.ArithOp) entry {
+	e := &mathEntry{arity: 2, f2: f, i2: i}
+	if len(fast) > 0 {
+		e.bin = fast[0]
 	}
-	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), n.Input(0).DType())
+	en := elementwise(e.build)
+	en.math = e
+	return en
 }
 
-func compare[T ordered](op graph.Op, bc *bcast) *kernel {
-	f := compareRun[T](op)
-	return &kernel{bind: func(a *args) func() {
-		offsets := make([][2]int, a.Threads())
-		l := a.Loop(func(lo, hi, part int) {
-			x, y, d := as[T](a.In(0)), as[T](a.In(1)), a.Out()
-			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				f(d[p:p+m], x[o[0]:], bc.vec[0], y[o[1]:], bc.vec[1])
-			})
-		})
-		return func() { l.Run(bc.n, grainElems, stepElems) }
-	}}
+// compare is the entry of a comparison: operands of any element type,
+// a bool result, by simd's comparison op (a scalar on the left compares
+// with the operands swapped).
+func compare(op simd.CmpOp) entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		t := elemTypes[in[0]]
+		if t == nil || out != tensor.Bool || len(st) != 2 {
+			return nil, errNoKernel
+		}
+		return t.compare(op, st), nil
+	})
 }
 
-func prepareLogic(n *graph.Node) (*kernel, error) {
-	bc := newBcast(n.Shape(), shapesOf(n.Inputs()))
-	and := n.Op() == ops.OpAnd
-	return &kernel{bind: func(a *args) func() {
-		offsets := make([][2]int, a.Threads())
-		l := a.Loop(func(lo, hi, part int) {
-			x, y, d := a.In(0), a.In(1), a.Out()
-			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				xs, ys := bc.vec[0], bc.vec[1]
-				for i := 0; i < m; i++ {
-					u, v := x[o[0]+i*xs], y[o[1]+i*ys]
-					if and {
-						d[p+i] = u & v
-					} else {
-						d[p+i] = u | v
-					}
-				}
-			})
-		})
-		return func() { l.Run(bc.n, grainElems, stepElems) }
-	}}, nil
+// where is Where's entry: a select by the condition, of elements by their
+// size (any dtype).
+func where() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		if len(st) != 3 || in[0] != tensor.Bool {
+			return nil, errNoKernel
+		}
+		switch out.Size() {
+		case 1:
+			return selectMicro[uint8](st), nil
+		case 2:
+			return selectMicro[uint16](st), nil
+		case 4:
+			return selectMicro[uint32](st), nil
+		case 8:
+			return selectMicro[uint64](st), nil
+		}
+		return nil, errNoKernel
+	})
 }
 
-func prepareUnary(n *graph.Node) (*kernel, error) {
-	switch n.DType() {
-	case tensor.Float32:
-		return unary(unaryFloat[float32](n.Op()), n)
-	case tensor.Float64:
-		return unary(unaryFloat[float64](n.Op()), n)
-	case tensor.Int32:
-		return unary(unaryInt[int32](n.Op()), n)
-	case tensor.Int64:
-		return unary(unaryInt[int64](n.Op()), n)
-	case tensor.Bool:
-		if n.Op() == ops.OpNot {
-			return unary(func(d, a []uint8) {
-				a = a[:len(d)]
-				for i := range d {
-					d[i] = a[i] ^ 1
-				}
-			}, n)
+// cast is Cast's entry: a conversion for every pair of dtypes (cast.go).
+func cast() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		f := castFunc(in[0], out)
+		if f == nil || len(st) != 1 {
+			return nil, errNoKernel
+		}
+		fs, ts := in[0].Size(), out.Size()
+		return func(m int, d, x, _, _ unsafe.Pointer) { f(view[byte](d, m*ts), view[byte](x, m*fs)) }, nil
+	})
+}
+
+// identity is the entry of an op whose value is its operand's (any
+// dtype): a copy of the bytes.
+func identity() entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		if len(st) != 1 || in[0] != out {
+			return nil, errNoKernel
+		}
+		es := out.Size()
+		return func(m int, d, x, _, _ unsafe.Pointer) { copy(view[byte](d, m*es), view[byte](x, m*es)) }, nil
+	})
+}
+
+// ---- loops over scalar functions ----
+
+// wide is the type an entry's scalar functions compute in.
+type wide interface{ float64 | int64 }
+
+// loop1 applies f to every element, through W.
+func loop1[T elem, W wide](f func(W) W) func(d, a []T) {
+	return func(d, a []T) {
+		a = a[:len(d)]
+		for i := range d {
+			d[i] = T(f(W(a[i])))
 		}
 	}
-	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), n.DType())
 }
 
-func unary[T any](f func(d, a []T), n *graph.Node) (*kernel, error) {
-	if f == nil {
-		return nil, fmt.Errorf("no %s kernel for %v", n.Op(), n.DType())
+// loops2 are the vector-vector, vector-scalar and scalar-vector loops of
+// f, through W.
+func loops2[T elem, W wide](f func(x, y W) W) (vv func(d, a, b []T), vs func(d, a []T, s T), sv func(d []T, s T, b []T)) {
+	vv = func(d, a, b []T) {
+		a, b = a[:len(d)], b[:len(d)]
+		for i := range d {
+			d[i] = T(f(W(a[i]), W(b[i])))
+		}
 	}
-	size := n.Shape().Size()
-	return &kernel{bind: func(a *args) func() {
-		l := a.Loop(func(lo, hi, _ int) {
-			f(as[T](a.Out())[lo:hi], as[T](a.In(0))[lo:hi])
-		})
-		return func() { l.Run(size, grainElems, stepElems) }
-	}}, nil
-}
-
-func prepareWhere(n *graph.Node) (*kernel, error) {
-	bc := newBcast(n.Shape(), shapesOf(n.Inputs()))
-	switch n.DType().Size() {
-	case 1:
-		return where[uint8](bc), nil
-	case 2:
-		return where[uint16](bc), nil
-	case 4:
-		return where[uint32](bc), nil
-	case 8:
-		return where[uint64](bc), nil
+	vs = func(d, a []T, s T) {
+		a, y := a[:len(d)], W(s)
+		for i := range d {
+			d[i] = T(f(W(a[i]), y))
+		}
 	}
-	return nil, fmt.Errorf("no Where kernel for %v", n.DType())
+	sv = func(d []T, s T, b []T) {
+		x, b := W(s), b[:len(d)]
+		for i := range d {
+			d[i] = T(f(x, W(b[i])))
+		}
+	}
+	return vv, vs, sv
 }
 
-func where[T uint8 | uint16 | uint32 | uint64](bc *bcast) *kernel {
-	return &kernel{bind: func(a *args) func() {
-		offsets := make([][3]int, a.Threads())
-		l := a.Loop(func(lo, hi, part int) {
-			c, x, y, d := a.In(0), as[T](a.In(1)), as[T](a.In(2)), as[T](a.Out())
-			cs, xs, ys := bc.vec[0], bc.vec[1], bc.vec[2]
-			bc.walk(lo, hi, offsets[part][:], func(p, m int, o []int) {
-				selectRun(d[p:p+m], c[o[0]:], cs, x[o[1]:], xs, y[o[2]:], ys)
-			})
-		})
-		return func() { l.Run(bc.n, grainElems, stepElems) }
-	}}
+// ---- Where ----
+
+// selectMicro is Where's micro-op on elements of T's size: simd's selects
+// when the condition and x are vectors, selectRun otherwise.
+func selectMicro[T simd.Bits](st []int) microFn {
+	cs, xs, ys := st[0], st[1], st[2]
+	if cs == 1 && xs == 1 {
+		vv, vs := simd.Select[T]()
+		if ys == 1 {
+			return func(m int, d, c, x, y unsafe.Pointer) {
+				vv(view[T](d, m), view[uint8](c, m), view[T](x, m), view[T](y, m))
+			}
+		}
+		return func(m int, d, c, x, y unsafe.Pointer) { vs(view[T](d, m), view[uint8](c, m), view[T](x, m), *(*T)(y)) }
+	}
+	n := func(stride, m int) int { return max(1, stride*m) } // a scalar's one element
+	return func(m int, d, c, x, y unsafe.Pointer) {
+		selectRun(view[T](d, m), view[uint8](c, n(cs, m)), cs, view[T](x, n(xs, m)), xs, view[T](y, n(ys, m)), ys)
+	}
 }
 
-func prepareCopy(n *graph.Node) (*kernel, error) {
-	return &kernel{bind: copyLoop}, nil
+// selectRun is Where over a run for the patterns simd has no select for:
+// d[i] = x[i] if c[i] != 0 else y[i], each operand a vector (stride 1) or
+// a scalar (stride 0). The select is branch-free: m is all ones where the
+// condition holds.
+func selectRun[T simd.Bits](d []T, c []uint8, cs int, x []T, xs int, y []T, ys int) {
+	if cs == 1 && ys == 1 {
+		c, s, y := c[:len(d)], x[0], y[:len(d)]
+		for i := range d {
+			m := -T(c[i])
+			d[i] = s&m | y[i]&^m
+		}
+		return
+	}
+	for i := range d {
+		m := -T(c[i*cs])
+		d[i] = x[i*xs]&m | y[i*ys]&^m
+	}
+}
+
+// u8 is 1 for true and 0 for false; the compiler makes it a SETcc.
+func u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

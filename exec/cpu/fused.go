@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -14,13 +15,14 @@ import (
 // chunks of chunkElems elements: each op of the group's program runs over
 // the chunk into a small register (a per-thread buffer that stays in
 // cache), so intermediate values never go to main memory. Operands that
-// have the domain's shape are read in place; scalars are passed as
-// scalars to the micro-ops that take them; other broadcast operands are
+// have the domain's shape are read in place; one-element operands are
+// passed as scalars (every micro-op takes them; one whose operands are all
+// scalars computes one element and repeats it); other broadcast operands are
 // gathered into a register at the start of each chunk. The last op writes
 // straight into the output, or into a register that the trailing
-// reduction folds into its accumulators.
-
-func init() { kernels[opdef.OpFused] = prepareFused }
+// reduction folds into its accumulators. Each op's instruction is the
+// micro-op of its entry in the table (table.go), the one its standalone
+// kernel runs.
 
 // chunkElems is the chunk length: 2048 elements is 8 KiB of float32 per
 // register, so a program's live registers stay in L1/L2.
@@ -43,7 +45,7 @@ type source struct {
 type instr struct {
 	dst  source
 	srcs []source
-	run  func(dst []byte, srcs [3][]byte, m int)
+	run  microFn
 }
 
 type fusedPlan struct {
@@ -86,18 +88,6 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 	for i, in := range ins {
 		p.inputs[i], p.esize[i] = in.DType(), in.DType().Size()
 	}
-	// Operand modes.
-	scalarOK := make([]bool, len(ins)) // every use accepts a scalar
-	for i := range scalarOK {
-		scalarOK[i] = ins[i].Shape().Size() == 1
-	}
-	for _, o := range a.Ops {
-		for _, r := range o.Args {
-			if r < 0 && !takesScalars(o.Op) {
-				scalarOK[-r-1] = false
-			}
-		}
-	}
 	// Register allocation with reuse by liveness over the program.
 	last := make([]int, len(a.Ops)) // last op index reading op i's result
 	for i := range last {
@@ -125,7 +115,8 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 		switch {
 		case in.Shape().Equal(a.Domain):
 			inputSrc[i] = source{srcFull, i}
-		case scalarOK[i]:
+		case in.Shape().Size() == 1:
+			// Every entry's micro-op takes a scalar operand (entry.microFor).
 			inputSrc[i] = source{srcScalar, i}
 		default:
 			r := alloc()
@@ -175,25 +166,12 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 		default:
 			return nil, fmt.Errorf("%w: fused reduction %v", errUnsupported, a.Reduce.Op)
 		}
-		switch p.outDT {
-		case tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64:
-		default:
+		if elemTypes[p.outDT] == nil || p.outDT.IsBool() {
 			return nil, fmt.Errorf("%w: fused reduction of %v", errUnsupported, p.outDT)
 		}
 	}
 	p.regBytes = chunkElems * 8
 	return p, nil
-}
-
-// takesScalars: the micro-ops of these ops accept a one-element operand.
-func takesScalars(op graph.Op) bool {
-	switch op {
-	case ops.OpAdd, ops.OpSub, ops.OpMul, ops.OpDiv, ops.OpPow, ops.OpMaximum, ops.OpMinimum,
-		ops.OpEqual, ops.OpNotEqual, ops.OpLess, ops.OpLessEqual, ops.OpGreater, ops.OpGreaterEqual,
-		ops.OpAnd, ops.OpOr, ops.OpWhere:
-		return true
-	}
-	return false
 }
 
 func stride(s source) int {
@@ -203,143 +181,17 @@ func stride(s source) int {
 	return 1
 }
 
-// microOp builds the chunk function of one fused op.
-func microOp(o opdef.FusedOp, dts []tensor.DType, srcs []source) (func(d []byte, s [3][]byte, m int), error) {
-	switch o.Op {
-	case ops.OpAdd, ops.OpSub, ops.OpMul, ops.OpDiv, ops.OpPow, ops.OpMaximum, ops.OpMinimum:
-		switch o.DType {
-		case tensor.Float32:
-			return arithMicro[float32](o.Op, srcs)
-		case tensor.Float64:
-			return arithMicro[float64](o.Op, srcs)
-		case tensor.Int32:
-			return arithMicro[int32](o.Op, srcs)
-		case tensor.Int64:
-			return arithMicro[int64](o.Op, srcs)
-		}
-	case ops.OpEqual, ops.OpNotEqual, ops.OpLess, ops.OpLessEqual, ops.OpGreater, ops.OpGreaterEqual:
-		as0, bs0 := stride(srcs[0]), stride(srcs[1])
-		switch dts[0] {
-		case tensor.Float32:
-			return compareMicro[float32](o.Op, as0, bs0), nil
-		case tensor.Float64:
-			return compareMicro[float64](o.Op, as0, bs0), nil
-		case tensor.Int32:
-			return compareMicro[int32](o.Op, as0, bs0), nil
-		case tensor.Int64:
-			return compareMicro[int64](o.Op, as0, bs0), nil
-		case tensor.Bool:
-			return compareMicro[uint8](o.Op, as0, bs0), nil
-		}
-	case ops.OpAnd, ops.OpOr:
-		as0, bs0 := stride(srcs[0]), stride(srcs[1])
-		and := o.Op == ops.OpAnd
-		return func(d []byte, s [3][]byte, m int) {
-			x, y := s[0], s[1]
-			for i := 0; i < m; i++ {
-				if and {
-					d[i] = x[i*as0] & y[i*bs0]
-				} else {
-					d[i] = x[i*as0] | y[i*bs0]
-				}
-			}
-		}, nil
-	case ops.OpNot:
-		return func(d []byte, s [3][]byte, m int) {
-			x := s[0][:m]
-			for i := range x {
-				d[i] = x[i] ^ 1
-			}
-		}, nil
-	case ops.OpWhere:
-		cs, xs, ys := stride(srcs[0]), stride(srcs[1]), stride(srcs[2])
-		switch o.DType.Size() {
-		case 1:
-			return whereMicro[uint8](cs, xs, ys), nil
-		case 2:
-			return whereMicro[uint16](cs, xs, ys), nil
-		case 4:
-			return whereMicro[uint32](cs, xs, ys), nil
-		case 8:
-			return whereMicro[uint64](cs, xs, ys), nil
-		}
-	case ops.OpCast:
-		f := castFunc(dts[0], o.DType)
-		if f == nil {
-			break
-		}
-		fs, ts := dts[0].Size(), o.DType.Size()
-		return func(d []byte, s [3][]byte, m int) { f(d[:m*ts], s[0][:m*fs]) }, nil
-	case ops.OpStopGradient:
-		es := o.DType.Size()
-		return func(d []byte, s [3][]byte, m int) { copy(d[:m*es], s[0][:m*es]) }, nil
-	default:
-		var f any
-		switch o.DType {
-		case tensor.Float32:
-			f = unaryFloat[float32](o.Op)
-		case tensor.Float64:
-			f = unaryFloat[float64](o.Op)
-		case tensor.Int32:
-			f = unaryInt[int32](o.Op)
-		case tensor.Int64:
-			f = unaryInt[int64](o.Op)
-		}
-		switch u := f.(type) {
-		case func(d, a []float32):
-			if u != nil {
-				return func(d []byte, s [3][]byte, m int) { u(as[float32](d)[:m], as[float32](s[0])) }, nil
-			}
-		case func(d, a []float64):
-			if u != nil {
-				return func(d []byte, s [3][]byte, m int) { u(as[float64](d)[:m], as[float64](s[0])) }, nil
-			}
-		case func(d, a []int32):
-			if u != nil {
-				return func(d []byte, s [3][]byte, m int) { u(as[int32](d)[:m], as[int32](s[0])) }, nil
-			}
-		case func(d, a []int64):
-			if u != nil {
-				return func(d []byte, s [3][]byte, m int) { u(as[int64](d)[:m], as[int64](s[0])) }, nil
-			}
-		}
+// microOp builds the chunk function of one fused op from its table entry.
+func microOp(o opdef.FusedOp, dts []tensor.DType, srcs []source) (microFn, error) {
+	strides := make([]int, len(srcs))
+	for k, s := range srcs {
+		strides[k] = stride(s)
 	}
-	return nil, fmt.Errorf("%w: no fused micro-op for %v of %v", errUnsupported, o.Op, dts)
-}
-
-func arithMicro[T num](op graph.Op, srcs []source) (func(d []byte, s [3][]byte, m int), error) {
-	vv, vs, sv, ok := binaryOps[T](op)
-	if !ok {
-		return nil, fmt.Errorf("%w: %v", errUnsupported, op)
+	f, err := table[o.Op].microFor(o.DType, dts, strides)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no fused micro-op for %v of %v", errUnsupported, o.Op, dts)
 	}
-	switch {
-	case srcs[0].kind != srcScalar && srcs[1].kind != srcScalar:
-		return func(d []byte, s [3][]byte, m int) { vv(as[T](d)[:m], as[T](s[0]), as[T](s[1])) }, nil
-	case srcs[0].kind != srcScalar:
-		return func(d []byte, s [3][]byte, m int) { vs(as[T](d)[:m], as[T](s[0]), as[T](s[1])[0]) }, nil
-	case srcs[1].kind != srcScalar:
-		return func(d []byte, s [3][]byte, m int) { sv(as[T](d)[:m], as[T](s[0])[0], as[T](s[1])) }, nil
-	}
-	// Both scalars: compute once and fill.
-	return func(d []byte, s [3][]byte, m int) {
-		var one [1]T
-		vv(one[:], as[T](s[0]), as[T](s[1]))
-		dd := as[T](d)[:m]
-		for i := range dd {
-			dd[i] = one[0]
-		}
-	}, nil
-}
-
-func compareMicro[T ordered](op graph.Op, as0, bs0 int) func(d []byte, s [3][]byte, m int) {
-	f := compareRun[T](op)
-	return func(d []byte, s [3][]byte, m int) { f(d[:m], as[T](s[0]), as0, as[T](s[1]), bs0) }
-}
-
-func whereMicro[T uint8 | uint16 | uint32 | uint64](cs, xs, ys int) func(d []byte, s [3][]byte, m int) {
-	return func(d []byte, s [3][]byte, m int) {
-		selectRun(as[T](d)[:m], s[0], cs, as[T](s[1]), xs, as[T](s[2]), ys)
-	}
+	return f, nil
 }
 
 var errUnsupported = fmt.Errorf("unsupported")
@@ -350,7 +202,7 @@ func prepareFused(n *graph.Node) (*kernel, error) {
 		return nil, err
 	}
 	if p.attr.Reduce != nil {
-		return fusedReduceKernel(p, n)
+		return fusedReduceKernel(p)
 	}
 	return &kernel{bind: func(a *args) func() {
 		ev := newEvaluator(p, a)
@@ -396,7 +248,8 @@ func newEvaluator(p *fusedPlan, a *args) *evaluator {
 	return ev
 }
 
-// bytesOf resolves an operand for the chunk at domain position q.
+// bytesOf resolves an operand for the chunk at domain position q: m
+// elements (a register holds chunkElems) or, for a scalar, its one.
 func (ev *evaluator) bytesOf(s source, part, q, m int, out []byte) []byte {
 	switch s.kind {
 	case srcReg:
@@ -420,12 +273,12 @@ func (ev *evaluator) chunk(part, q, m int, out []byte) {
 	for _, g := range p.gathers {
 		gatherInto(regs[g.reg], ev.a.In(g.operand), g, q, m, ev.offs[part])
 	}
-	var srcs [3][]byte
+	var srcs [3]unsafe.Pointer
 	for _, in := range p.prog {
 		for k, s := range in.srcs {
-			srcs[k] = ev.bytesOf(s, part, q, m, out)
+			srcs[k] = unsafe.Pointer(unsafe.SliceData(ev.bytesOf(s, part, q, m, out)))
 		}
-		in.run(ev.bytesOf(in.dst, part, q, m, out), srcs, m)
+		in.run(m, unsafe.Pointer(unsafe.SliceData(ev.bytesOf(in.dst, part, q, m, out))), srcs[0], srcs[1], srcs[2])
 	}
 }
 

@@ -1,9 +1,9 @@
 package cpu
 
 import (
-	"github.com/loomgraph/loom/graph"
+	"fmt"
+
 	"github.com/loomgraph/loom/ops"
-	"github.com/loomgraph/loom/tensor"
 )
 
 // fusedReduceKernel runs a fused group whose result is reduced: the
@@ -13,25 +13,20 @@ import (
 // blocks whose partial results are combined in order (so the result does
 // not depend on the thread count); columns ([R, K], R reduced) give each
 // thread a range of columns and fold every row into it.
-func fusedReduceKernel(p *fusedPlan, n *graph.Node) (*kernel, error) {
-	switch p.outDT {
-	case tensor.Float32:
-		return fusedReduceT[float32, float64](p, n), nil
-	case tensor.Float64:
-		return fusedReduceT[float64, float64](p, n), nil
-	case tensor.Int32:
-		return fusedReduceT[int32, int64](p, n), nil
-	default:
-		return fusedReduceT[int64, int64](p, n), nil
+func fusedReduceKernel(p *fusedPlan) (*kernel, error) {
+	t := elemTypes[p.outDT]
+	if t == nil {
+		return nil, fmt.Errorf("%w: fused reduction of %v", errUnsupported, p.outDT)
 	}
+	return t.fusedReduce(p, p.outDT.IsFloat()), nil
 }
 
-func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
+func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 	rp := newRedPlan(p.attr.Domain, p.attr.Reduce.Axes)
 	op := p.attr.Reduce.Op
 	// fold combines a chunk of values into an accumulator.
 	var fold func(acc A, x []T) A
-	var better func(v, best T) bool
+	isMax := op == ops.OpMax // for Max and Min: see beats
 	switch op {
 	case ops.OpSum:
 		fold = func(s A, x []T) A {
@@ -51,10 +46,6 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 			}
 			return s + (s0 + s1) + (s2 + s3)
 		}
-	case ops.OpMax:
-		better = func(v, best T) bool { return v > best || (v != v && best == best) }
-	case ops.OpMin:
-		better = func(v, best T) bool { return v < best || (v != v && best == best) }
 	}
 	K, R := 1, p.n
 	cols := rp.isCols()
@@ -101,7 +92,7 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 						default:
 							o := out[j0 : j0+m]
 							for j, v := range x {
-								if better(v, o[j]) {
+								if beats(v, o[j], isMax) {
 									o[j] = v
 								}
 							}
@@ -157,7 +148,7 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 						best = x[0]
 					}
 					for _, v := range x {
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 					}
@@ -191,7 +182,7 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 					}
 					best := seg[0]
 					for _, v := range seg[1:] {
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 					}
@@ -224,7 +215,7 @@ func fusedReduceT[T num, A acc](p *fusedPlan, n *graph.Node) *kernel {
 				}
 				best := bests[row*blocks]
 				for _, v := range bests[row*blocks+1 : (row+1)*blocks] {
-					if better(v, best) {
+					if beats(v, best, isMax) {
 						best = v
 					}
 				}

@@ -7,11 +7,8 @@ import (
 	"github.com/loomgraph/loom/internal/gemm"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/internal/stop"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
-
-func init() { kernels[ops.OpMatMul] = prepareMatMul }
 
 // mmPlan is a batched matrix product with broadcast batch dimensions:
 // batch index i of the result reads a at aOff[i] and b at bOff[i].

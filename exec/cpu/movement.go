@@ -5,19 +5,8 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
-
-func init() {
-	kernels[ops.OpReshape] = prepareCopy
-	kernels[ops.OpTranspose] = prepareTranspose
-	kernels[ops.OpBroadcastTo] = prepareBroadcastTo
-	kernels[ops.OpSlice] = prepareSlice
-	kernels[ops.OpConcat] = prepareConcat
-	kernels[ops.OpPad] = preparePad
-	kernels[ops.OpCustomGrad] = prepareCopy
-}
 
 // gather is an affine strided copy: the output, in row-major order over
 // dims, reads input element base + sum(idx[d]*strides[d]). Transpose,
@@ -254,4 +243,10 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 			}
 		}
 	}}
+}
+
+// prepareCopy is the kernel of an op whose value is its operand's bytes
+// (Reshape, CustomGrad).
+func prepareCopy(n *graph.Node) (*kernel, error) {
+	return &kernel{bind: copyLoop}, nil
 }

@@ -9,12 +9,6 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
-	for _, op := range []graph.Op{ops.OpSum, ops.OpMax, ops.OpMin, ops.OpArgMax, ops.OpArgMin} {
-		kernels[op] = prepareReduce
-	}
-}
-
 // blockElems is the size of the fixed blocks a long reduction is split
 // into. Partial results are combined in block order, so the result does
 // not depend on the thread count.
@@ -121,47 +115,48 @@ func prepareReduce(n *graph.Node) (*kernel, error) {
 	x := n.Input(0)
 	p := newRedPlan(x.Shape(), n.Attr().(opdef.AxesAttr).Axes)
 	p.outN = n.Shape().Size()
-	switch x.DType() {
-	case tensor.Float32:
-		return reduceKernel[float32](n.Op(), p, true)
-	case tensor.Float64:
-		return reduceKernel[float64](n.Op(), p, true)
-	case tensor.Int32:
-		return reduceKernel[int32](n.Op(), p, false)
-	case tensor.Int64:
-		return reduceKernel[int64](n.Op(), p, false)
+	t := elemTypes[x.DType()]
+	if t == nil {
+		return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())
 	}
-	return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())
+	return t.reduce(n.Op(), p, x.DType().IsFloat())
 }
 
 // acc is the accumulator of a sum: float64 for floats (so float32 sums
 // keep their precision), int64 for integers.
 type acc interface{ float64 | int64 }
 
-func reduceKernel[T num](op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
+func reduceKernel[T elem](op graph.Op, p *redPlan, isFloat bool) (*kernel, error) {
 	if op == ops.OpSum {
 		if isFloat {
 			return sumKernel[T, float64](p), nil
 		}
 		return sumKernel[T, int64](p), nil
 	}
-	var better func(v, best T) bool
 	switch op {
-	case ops.OpMax, ops.OpArgMax:
-		better = func(v, best T) bool { return v > best || (v != v && best == best) }
-	case ops.OpMin, ops.OpArgMin:
-		better = func(v, best T) bool { return v < best || (v != v && best == best) }
-	default:
-		return nil, fmt.Errorf("%s is not a reduction", op)
+	case ops.OpMax, ops.OpMin:
+		return selectKernel[T](p, op == ops.OpMax), nil
+	case ops.OpArgMax, ops.OpArgMin:
+		return argKernel[T](p, op == ops.OpArgMax), nil
 	}
-	if op == ops.OpArgMax || op == ops.OpArgMin {
-		return argKernel[T](p, better), nil
+	return nil, fmt.Errorf("%s is not a reduction", op)
+}
+
+// beats reports whether v replaces best in a maximum (isMax) or a
+// minimum: NaN always wins, so NaN propagates. It is inlined, and isMax
+// is the same in every iteration of a loop.
+func beats[T elem](v, best T, isMax bool) bool {
+	if v != v {
+		return best == best
 	}
-	return selectKernel[T](p, better, op == ops.OpMax), nil
+	if isMax {
+		return v > best
+	}
+	return v < best
 }
 
 // sumKernel sums with accumulator A.
-func sumKernel[T num, A acc](p *redPlan) *kernel {
+func sumKernel[T elem, A acc](p *redPlan) *kernel {
 	// rowSum sums n elements of x from off with a stride; stopped, when
 	// not nil, is called between pieces of a long run (the sum is then
 	// cut short: the caller sees stopped too and discards it).
@@ -303,9 +298,8 @@ func sumKernel[T num, A acc](p *redPlan) *kernel {
 	return k
 }
 
-// selectKernel computes Max or Min: better(v, best) says v replaces best
-// (NaN always wins, so NaN propagates).
-func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *kernel {
+// selectKernel computes Max (isMax) or Min.
+func selectKernel[T elem](p *redPlan, isMax bool) *kernel {
 	k := &kernel{}
 	if p.isCols() && p.outN >= 64 {
 		K, R := p.keptDims[0], p.redDims[0]
@@ -321,7 +315,7 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 					}
 					row := x[r*K+lo : r*K+hi]
 					for j, v := range row {
-						if better(v, s[j]) {
+						if beats(v, s[j], isMax) {
 							s[j] = v
 						}
 					}
@@ -362,7 +356,7 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 								v = min(v, w)
 							}
 						}
-						if better(v, best) {
+						if beats(v, best, isMax) {
 							best = v
 						}
 						return
@@ -372,7 +366,7 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 							return
 						}
 						for e := min(i+checkElems, n); i < e; i++ {
-							if v := x[off+i*stride]; better(v, best) {
+							if v := x[off+i*stride]; beats(v, best, isMax) {
 								best = v
 							}
 						}
@@ -388,7 +382,7 @@ func selectKernel[T num](p *redPlan, better func(v, best T) bool, isMax bool) *k
 
 // argKernel computes ArgMax or ArgMin: the first index whose value no
 // later value beats (a NaN counts as the best).
-func argKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
+func argKernel[T elem](p *redPlan, isMax bool) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		stopped := a.Stopped
 		l := a.Loop(func(lo, hi, _ int) {
@@ -408,7 +402,7 @@ func argKernel[T num](p *redPlan, better func(v, best T) bool) *kernel {
 							return
 						}
 						for e := min(i+checkElems, n); i < e; i++ {
-							if v := x[off+i*stride]; better(v, best) {
+							if v := x[off+i*stride]; beats(v, best, isMax) {
 								best, idx = v, r+i
 							}
 						}

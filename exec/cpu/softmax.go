@@ -10,11 +10,6 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-func init() {
-	kernels[ops.OpSoftmax] = prepareSoftmax
-	kernels[ops.OpLogSoftmax] = prepareSoftmax
-}
-
 // prepareSoftmax views the operand as [outer, A, inner] with the axis in
 // the middle and normalises each of the outer*inner lines of length A in
 // one pass for the max, one for the sum of exponentials and one for the

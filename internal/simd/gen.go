@@ -576,35 +576,35 @@ type opdef struct {
 	name   string // exported name prefix: Add -> AddF32
 	kind   string // vv, vs, vvv, un
 	doc    string // with %s for the element type
-	ref    string
+	goLoop string // the pure-Go loop of purego.go (level go)
 	bodies map[*ftype]bodySpec
 }
 
 func both(b bodySpec) map[*ftype]bodySpec { return map[*ftype]bodySpec{f32: b, f64: b} }
 
 var ops = []opdef{
-	{"add", "Add", "vv", "sets d[i] = a[i] + b[i].", "addRef", both(simple("VADD"))},
-	{"sub", "Sub", "vv", "sets d[i] = a[i] - b[i].", "subRef", both(simple("VSUB"))},
-	{"mul", "Mul", "vv", "sets d[i] = a[i] * b[i].", "mulRef", both(simple("VMUL"))},
-	{"div", "Div", "vv", "sets d[i] = a[i] / b[i].", "divRef", both(simple("VDIV"))},
-	{"max", "Max", "vv", "sets d[i] = max(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.", "maxRef", both(maxminBody(true))},
-	{"min", "Min", "vv", "sets d[i] = min(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.", "minRef", both(maxminBody(false))},
-	{"addS", "AddS", "vs", "sets d[i] = a[i] + s.", "addSRef", both(simple("VADD"))},
-	{"subS", "SubS", "vs", "sets d[i] = a[i] - s.", "subSRef", both(simple("VSUB"))},
-	{"rsubS", "RSubS", "vs", "sets d[i] = s - a[i].", "rsubSRef", both(rsimple("VSUB"))},
-	{"mulS", "MulS", "vs", "sets d[i] = a[i] * s.", "mulSRef", both(simple("VMUL"))},
-	{"divS", "DivS", "vs", "sets d[i] = a[i] / s.", "divSRef", both(simple("VDIV"))},
-	{"rdivS", "RDivS", "vs", "sets d[i] = s / a[i].", "rdivSRef", both(rsimple("VDIV"))},
-	{"maxS", "MaxS", "vs", "sets d[i] = max(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.", "maxSRef", both(maxminBody(true))},
-	{"minS", "MinS", "vs", "sets d[i] = min(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.", "minSRef", both(maxminBody(false))},
-	{"fma", "FMA", "vvv", "sets d[i] = a[i]*b[i] + c[i] with a single rounding.", "fmaRef", both(fmaBody)},
-	{"neg", "Neg", "un", "sets d[i] = -a[i] (flips the sign bit).", "negRef", both(negBody)},
-	{"abs", "Abs", "un", "sets d[i] = |a[i]| (clears the sign bit).", "absRef", both(absBody)},
-	{"sqrt", "Sqrt", "un", "sets d[i] = sqrt(a[i]), correctly rounded.", "sqrtRef", both(sqrtBody)},
-	{"exp", "Exp", "un", "DOC_EXP", "expRef", both(expBody)},
-	{"log", "Log", "un", "DOC_LOG", "logRef", map[*ftype]bodySpec{f32: log32Body, f64: log64Body}},
-	{"tanh", "Tanh", "un", "DOC_TANH", "tanhRef", map[*ftype]bodySpec{f32: tanh32Body, f64: tanh64Body}},
-	{"sigmoid", "Sigmoid", "un", "DOC_SIGMOID", "sigmoidRef", both(sigmoidBody)},
+	{"add", "Add", "vv", "sets d[i] = a[i] + b[i].", "addGo", both(simple("VADD"))},
+	{"sub", "Sub", "vv", "sets d[i] = a[i] - b[i].", "subGo", both(simple("VSUB"))},
+	{"mul", "Mul", "vv", "sets d[i] = a[i] * b[i].", "mulGo", both(simple("VMUL"))},
+	{"div", "Div", "vv", "sets d[i] = a[i] / b[i].", "divGo", both(simple("VDIV"))},
+	{"max", "Max", "vv", "sets d[i] = max(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.", "maxGo", both(maxminBody(true))},
+	{"min", "Min", "vv", "sets d[i] = min(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.", "minGo", both(maxminBody(false))},
+	{"addS", "AddS", "vs", "sets d[i] = a[i] + s.", "addSGo", both(simple("VADD"))},
+	{"subS", "SubS", "vs", "sets d[i] = a[i] - s.", "subSGo", both(simple("VSUB"))},
+	{"rsubS", "RSubS", "vs", "sets d[i] = s - a[i].", "rsubSGo", both(rsimple("VSUB"))},
+	{"mulS", "MulS", "vs", "sets d[i] = a[i] * s.", "mulSGo", both(simple("VMUL"))},
+	{"divS", "DivS", "vs", "sets d[i] = a[i] / s.", "divSGo", both(simple("VDIV"))},
+	{"rdivS", "RDivS", "vs", "sets d[i] = s / a[i].", "rdivSGo", both(rsimple("VDIV"))},
+	{"maxS", "MaxS", "vs", "sets d[i] = max(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.", "maxSGo", both(maxminBody(true))},
+	{"minS", "MinS", "vs", "sets d[i] = min(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.", "minSGo", both(maxminBody(false))},
+	{"fma", "FMA", "vvv", "sets d[i] = a[i]*b[i] + c[i] with a single rounding.", "fmaGo", both(fmaBody)},
+	{"neg", "Neg", "un", "sets d[i] = -a[i] (flips the sign bit).", "negGo", both(negBody)},
+	{"abs", "Abs", "un", "sets d[i] = |a[i]| (clears the sign bit).", "absGo", both(absBody)},
+	{"sqrt", "Sqrt", "un", "sets d[i] = sqrt(a[i]), correctly rounded.", "sqrtGo", both(sqrtBody)},
+	{"exp", "Exp", "un", "DOC_EXP", "expGo", both(expBody)},
+	{"log", "Log", "un", "DOC_LOG", "logGo", map[*ftype]bodySpec{f32: log32Body, f64: log64Body}},
+	{"tanh", "Tanh", "un", "DOC_TANH", "tanhGo", map[*ftype]bodySpec{f32: tanh32Body, f64: tanh64Body}},
+	{"sigmoid", "Sigmoid", "un", "DOC_SIGMOID", "sigmoidGo", both(sigmoidBody)},
 }
 
 // ---- elementwise skeleton ----
@@ -1016,7 +1016,7 @@ func (g *gen) selectK(scalar bool, size int, l *level) {
 // ---- reductions ----
 
 // sum: 32 lanes of float64, element i added to lane i mod 32, then the
-// lanes are added in a fixed tree (see sumLanes in ref.go): the result is
+// lanes are added in a fixed tree (see sumLanes in purego.go): the result is
 // the same on every level.
 func (g *gen) sum(l *level, t *ftype) {
 	e := &E{g: g, l: l, t: f64}
@@ -1413,7 +1413,7 @@ func api() []byte {
 	var b bytes.Buffer
 	b.WriteString("// Code generated by gen.go; DO NOT EDIT.\n\npackage simd\n\n")
 	// kernel table
-	b.WriteString("// kernels holds the assembly kernels of the level in use; a nil entry\n// means the pure-Go reference.\ntype kernels struct {\n")
+	b.WriteString("// kernels holds the assembly kernels of the level in use; a nil entry\n// means the pure-Go loop (purego.go).\ntype kernels struct {\n")
 	for _, t := range types {
 		gt := t.gt
 		for _, op := range ops {
@@ -1452,9 +1452,9 @@ func api() []byte {
 			if strings.HasPrefix(doc, "DOC_") {
 				doc = docs[name]
 			}
-			ref := op.ref
+			ref := op.goLoop
 			if op.field == "fma" {
-				ref = "fmaRef" + t.name[1:]
+				ref = "fmaGo" + t.name[1:]
 			}
 			fmt.Fprintf(&b, "// %s %s\n", name, doc)
 			switch op.kind {
@@ -1474,25 +1474,25 @@ func api() []byte {
 		}
 		fmt.Fprintf(&b, "// Cmp%s sets d[i] to 1 if a[i] op b[i] holds, else 0 (false for NaN\n// operands except with Ne).\n", t.name)
 		fmt.Fprintf(&b, "func Cmp%s(op CmpOp, d []uint8, a, b []%s) {\n\tf := kern.cmp%s[op]\n\tn := len(d)\n\tif n == 0 {\n\t\treturn\n\t}\n\t_, _ = a[n-1], b[n-1]\n", t.name, gt, t.name)
-		fmt.Fprintf(&b, "\tif f != nil {\n\t\tf(&d[0], &a[0], &b[0], n)\n\t\treturn\n\t}\n\tcmpRef(op, d, a, b)\n}\n\n")
+		fmt.Fprintf(&b, "\tif f != nil {\n\t\tf(&d[0], &a[0], &b[0], n)\n\t\treturn\n\t}\n\tcmpGo(op, d, a, b)\n}\n\n")
 		fmt.Fprintf(&b, "// CmpS%s sets d[i] to 1 if a[i] op s holds, else 0.\n", t.name)
 		fmt.Fprintf(&b, "func CmpS%s(op CmpOp, d []uint8, a []%s, s %s) {\n\tf := kern.cmpS%s[op]\n\tn := len(d)\n\tif n == 0 {\n\t\treturn\n\t}\n\t_ = a[n-1]\n", t.name, gt, gt, t.name)
-		fmt.Fprintf(&b, "\tif f != nil {\n\t\tf(&d[0], &a[0], n, s)\n\t\treturn\n\t}\n\tcmpSRef(op, d, a, s)\n}\n\n")
+		fmt.Fprintf(&b, "\tif f != nil {\n\t\tf(&d[0], &a[0], n, s)\n\t\treturn\n\t}\n\tcmpSGo(op, d, a, s)\n}\n\n")
 		fmt.Fprintf(&b, "// ReduceSum%s returns the sum of a, accumulated in float64 in 32 lanes\n// (element i in lane i mod 32) added up in a fixed tree: the result is the\n// same on every level, and usually closer to the exact sum than a\n// sequential loop's.\n", t.name)
-		fmt.Fprintf(&b, "func ReduceSum%s(a []%s) float64 {\n\tif len(a) == 0 {\n\t\treturn 0\n\t}\n\tif f := kern.redSum%s; f != nil {\n\t\treturn f(&a[0], len(a))\n\t}\n\treturn sumRef(a)\n}\n\n", t.name, gt, t.name)
+		fmt.Fprintf(&b, "func ReduceSum%s(a []%s) float64 {\n\tif len(a) == 0 {\n\t\treturn 0\n\t}\n\tif f := kern.redSum%s; f != nil {\n\t\treturn f(&a[0], len(a))\n\t}\n\treturn sumGo(a)\n}\n\n", t.name, gt, t.name)
 		for _, mm := range []struct{ op, empty, neg string }{{"Max", "-Inf", "-1"}, {"Min", "+Inf", "1"}} {
 			fmt.Fprintf(&b, "// Reduce%s%s returns the %s of a with Go's semantics (NaN if any\n// element is NaN, -0 < +0); %s for an empty slice.\n", mm.op, t.name, strings.ToLower(mm.op)+"imum", mm.empty)
-			fmt.Fprintf(&b, "func Reduce%s%s(a []%s) %s {\n\tif len(a) == 0 {\n\t\treturn %s(math.Inf(%s))\n\t}\n\tif f := kern.red%s%s; f != nil {\n\t\treturn f(&a[0], len(a))\n\t}\n\treturn red%sRef(a)\n}\n\n", mm.op, t.name, gt, gt, gt, mm.neg, mm.op, t.name, mm.op)
+			fmt.Fprintf(&b, "func Reduce%s%s(a []%s) %s {\n\tif len(a) == 0 {\n\t\treturn %s(math.Inf(%s))\n\t}\n\tif f := kern.red%s%s; f != nil {\n\t\treturn f(&a[0], len(a))\n\t}\n\treturn red%sGo(a)\n}\n\n", mm.op, t.name, gt, gt, gt, mm.neg, mm.op, t.name, mm.op)
 		}
 	}
 	for _, u := range []string{"U32", "U64"} {
 		ut := "uint" + u[1:]
 		fmt.Fprintf(&b, "// Select%s sets d[i] = x[i] if c[i] != 0, else y[i].\n", u)
 		fmt.Fprintf(&b, "func Select%s(d []%s, c []uint8, x, y []%s) {\n\tn := len(d)\n\tif n == 0 {\n\t\treturn\n\t}\n\t_, _, _ = c[n-1], x[n-1], y[n-1]\n", u, ut, ut)
-		fmt.Fprintf(&b, "\tif f := kern.sel%s; f != nil {\n\t\tf(&d[0], &c[0], &x[0], &y[0], n)\n\t\treturn\n\t}\n\tselRef(d, c, x, y)\n}\n\n", u)
+		fmt.Fprintf(&b, "\tif f := kern.sel%s; f != nil {\n\t\tf(&d[0], &c[0], &x[0], &y[0], n)\n\t\treturn\n\t}\n\tselGo(d, c, x, y)\n}\n\n", u)
 		fmt.Fprintf(&b, "// SelectS%s sets d[i] = x[i] if c[i] != 0, else s.\n", u)
 		fmt.Fprintf(&b, "func SelectS%s(d []%s, c []uint8, x []%s, s %s) {\n\tn := len(d)\n\tif n == 0 {\n\t\treturn\n\t}\n\t_, _ = c[n-1], x[n-1]\n", u, ut, ut, ut)
-		fmt.Fprintf(&b, "\tif f := kern.selS%s; f != nil {\n\t\tf(&d[0], &c[0], &x[0], n, s)\n\t\treturn\n\t}\n\tselSRef(d, c, x, s)\n}\n\n", u)
+		fmt.Fprintf(&b, "\tif f := kern.selS%s; f != nil {\n\t\tf(&d[0], &c[0], &x[0], n, s)\n\t\treturn\n\t}\n\tselSGo(d, c, x, s)\n}\n\n", u)
 	}
 	src := b.String()
 	src = strings.Replace(src, "package simd\n\n", "package simd\n\nimport \"math\"\n\n", 1)

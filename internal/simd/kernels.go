@@ -5,7 +5,7 @@ package simd
 import "math"
 
 // kernels holds the assembly kernels of the level in use; a nil entry
-// means the pure-Go reference.
+// means the pure-Go loop (purego.go).
 type kernels struct {
 	addF32     func(d, a, b *float32, n int)
 	subF32     func(d, a, b *float32, n int)
@@ -78,7 +78,7 @@ func AddF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	addRef(d, a, b)
+	addGo(d, a, b)
 }
 
 // SubF32 sets d[i] = a[i] - b[i].
@@ -92,7 +92,7 @@ func SubF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	subRef(d, a, b)
+	subGo(d, a, b)
 }
 
 // MulF32 sets d[i] = a[i] * b[i].
@@ -106,7 +106,7 @@ func MulF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	mulRef(d, a, b)
+	mulGo(d, a, b)
 }
 
 // DivF32 sets d[i] = a[i] / b[i].
@@ -120,7 +120,7 @@ func DivF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	divRef(d, a, b)
+	divGo(d, a, b)
 }
 
 // MaxF32 sets d[i] = max(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -134,7 +134,7 @@ func MaxF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	maxRef(d, a, b)
+	maxGo(d, a, b)
 }
 
 // MinF32 sets d[i] = min(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -148,7 +148,7 @@ func MinF32(d, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	minRef(d, a, b)
+	minGo(d, a, b)
 }
 
 // AddSF32 sets d[i] = a[i] + s.
@@ -162,7 +162,7 @@ func AddSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	addSRef(d, a, s)
+	addSGo(d, a, s)
 }
 
 // SubSF32 sets d[i] = a[i] - s.
@@ -176,7 +176,7 @@ func SubSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	subSRef(d, a, s)
+	subSGo(d, a, s)
 }
 
 // RSubSF32 sets d[i] = s - a[i].
@@ -190,7 +190,7 @@ func RSubSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	rsubSRef(d, a, s)
+	rsubSGo(d, a, s)
 }
 
 // MulSF32 sets d[i] = a[i] * s.
@@ -204,7 +204,7 @@ func MulSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	mulSRef(d, a, s)
+	mulSGo(d, a, s)
 }
 
 // DivSF32 sets d[i] = a[i] / s.
@@ -218,7 +218,7 @@ func DivSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	divSRef(d, a, s)
+	divSGo(d, a, s)
 }
 
 // RDivSF32 sets d[i] = s / a[i].
@@ -232,7 +232,7 @@ func RDivSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	rdivSRef(d, a, s)
+	rdivSGo(d, a, s)
 }
 
 // MaxSF32 sets d[i] = max(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -246,7 +246,7 @@ func MaxSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	maxSRef(d, a, s)
+	maxSGo(d, a, s)
 }
 
 // MinSF32 sets d[i] = min(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -260,7 +260,7 @@ func MinSF32(d, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	minSRef(d, a, s)
+	minSGo(d, a, s)
 }
 
 // FMAF32 sets d[i] = a[i]*b[i] + c[i] with a single rounding.
@@ -274,7 +274,7 @@ func FMAF32(d, a, b, c []float32) {
 		f(&d[0], &a[0], &b[0], &c[0], n)
 		return
 	}
-	fmaRef32(d, a, b, c)
+	fmaGo32(d, a, b, c)
 }
 
 // NegF32 sets d[i] = -a[i] (flips the sign bit).
@@ -288,7 +288,7 @@ func NegF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	negRef(d, a)
+	negGo(d, a)
 }
 
 // AbsF32 sets d[i] = |a[i]| (clears the sign bit).
@@ -302,7 +302,7 @@ func AbsF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	absRef(d, a)
+	absGo(d, a)
 }
 
 // SqrtF32 sets d[i] = sqrt(a[i]), correctly rounded.
@@ -316,7 +316,7 @@ func SqrtF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	sqrtRef(d, a)
+	sqrtGo(d, a)
 }
 
 // ExpF32 sets d[i] = e^a[i].
@@ -339,7 +339,7 @@ func ExpF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	expRef(d, a)
+	expGo(d, a)
 }
 
 // LogF32 sets d[i] = ln a[i].
@@ -361,7 +361,7 @@ func LogF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	logRef(d, a)
+	logGo(d, a)
 }
 
 // TanhF32 sets d[i] = tanh a[i].
@@ -382,7 +382,7 @@ func TanhF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	tanhRef(d, a)
+	tanhGo(d, a)
 }
 
 // SigmoidF32 sets d[i] = 1/(1+e^-a[i]).
@@ -403,7 +403,7 @@ func SigmoidF32(d, a []float32) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	sigmoidRef(d, a)
+	sigmoidGo(d, a)
 }
 
 // CmpF32 sets d[i] to 1 if a[i] op b[i] holds, else 0 (false for NaN
@@ -419,7 +419,7 @@ func CmpF32(op CmpOp, d []uint8, a, b []float32) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	cmpRef(op, d, a, b)
+	cmpGo(op, d, a, b)
 }
 
 // CmpSF32 sets d[i] to 1 if a[i] op s holds, else 0.
@@ -434,7 +434,7 @@ func CmpSF32(op CmpOp, d []uint8, a []float32, s float32) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	cmpSRef(op, d, a, s)
+	cmpSGo(op, d, a, s)
 }
 
 // ReduceSumF32 returns the sum of a, accumulated in float64 in 32 lanes
@@ -448,7 +448,7 @@ func ReduceSumF32(a []float32) float64 {
 	if f := kern.redSumF32; f != nil {
 		return f(&a[0], len(a))
 	}
-	return sumRef(a)
+	return sumGo(a)
 }
 
 // ReduceMaxF32 returns the maximum of a with Go's semantics (NaN if any
@@ -460,7 +460,7 @@ func ReduceMaxF32(a []float32) float32 {
 	if f := kern.redMaxF32; f != nil {
 		return f(&a[0], len(a))
 	}
-	return redMaxRef(a)
+	return redMaxGo(a)
 }
 
 // ReduceMinF32 returns the minimum of a with Go's semantics (NaN if any
@@ -472,7 +472,7 @@ func ReduceMinF32(a []float32) float32 {
 	if f := kern.redMinF32; f != nil {
 		return f(&a[0], len(a))
 	}
-	return redMinRef(a)
+	return redMinGo(a)
 }
 
 // AddF64 sets d[i] = a[i] + b[i].
@@ -486,7 +486,7 @@ func AddF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	addRef(d, a, b)
+	addGo(d, a, b)
 }
 
 // SubF64 sets d[i] = a[i] - b[i].
@@ -500,7 +500,7 @@ func SubF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	subRef(d, a, b)
+	subGo(d, a, b)
 }
 
 // MulF64 sets d[i] = a[i] * b[i].
@@ -514,7 +514,7 @@ func MulF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	mulRef(d, a, b)
+	mulGo(d, a, b)
 }
 
 // DivF64 sets d[i] = a[i] / b[i].
@@ -528,7 +528,7 @@ func DivF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	divRef(d, a, b)
+	divGo(d, a, b)
 }
 
 // MaxF64 sets d[i] = max(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -542,7 +542,7 @@ func MaxF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	maxRef(d, a, b)
+	maxGo(d, a, b)
 }
 
 // MinF64 sets d[i] = min(a[i], b[i]) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -556,7 +556,7 @@ func MinF64(d, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	minRef(d, a, b)
+	minGo(d, a, b)
 }
 
 // AddSF64 sets d[i] = a[i] + s.
@@ -570,7 +570,7 @@ func AddSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	addSRef(d, a, s)
+	addSGo(d, a, s)
 }
 
 // SubSF64 sets d[i] = a[i] - s.
@@ -584,7 +584,7 @@ func SubSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	subSRef(d, a, s)
+	subSGo(d, a, s)
 }
 
 // RSubSF64 sets d[i] = s - a[i].
@@ -598,7 +598,7 @@ func RSubSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	rsubSRef(d, a, s)
+	rsubSGo(d, a, s)
 }
 
 // MulSF64 sets d[i] = a[i] * s.
@@ -612,7 +612,7 @@ func MulSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	mulSRef(d, a, s)
+	mulSGo(d, a, s)
 }
 
 // DivSF64 sets d[i] = a[i] / s.
@@ -626,7 +626,7 @@ func DivSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	divSRef(d, a, s)
+	divSGo(d, a, s)
 }
 
 // RDivSF64 sets d[i] = s / a[i].
@@ -640,7 +640,7 @@ func RDivSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	rdivSRef(d, a, s)
+	rdivSGo(d, a, s)
 }
 
 // MaxSF64 sets d[i] = max(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -654,7 +654,7 @@ func MaxSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	maxSRef(d, a, s)
+	maxSGo(d, a, s)
 }
 
 // MinSF64 sets d[i] = min(a[i], s) with Go's semantics: NaN if either is NaN, -0 < +0.
@@ -668,7 +668,7 @@ func MinSF64(d, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	minSRef(d, a, s)
+	minSGo(d, a, s)
 }
 
 // FMAF64 sets d[i] = a[i]*b[i] + c[i] with a single rounding.
@@ -682,7 +682,7 @@ func FMAF64(d, a, b, c []float64) {
 		f(&d[0], &a[0], &b[0], &c[0], n)
 		return
 	}
-	fmaRef64(d, a, b, c)
+	fmaGo64(d, a, b, c)
 }
 
 // NegF64 sets d[i] = -a[i] (flips the sign bit).
@@ -696,7 +696,7 @@ func NegF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	negRef(d, a)
+	negGo(d, a)
 }
 
 // AbsF64 sets d[i] = |a[i]| (clears the sign bit).
@@ -710,7 +710,7 @@ func AbsF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	absRef(d, a)
+	absGo(d, a)
 }
 
 // SqrtF64 sets d[i] = sqrt(a[i]), correctly rounded.
@@ -724,7 +724,7 @@ func SqrtF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	sqrtRef(d, a)
+	sqrtGo(d, a)
 }
 
 // ExpF64 sets d[i] = e^a[i].
@@ -749,7 +749,7 @@ func ExpF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	expRef(d, a)
+	expGo(d, a)
 }
 
 // LogF64 sets d[i] = ln a[i].
@@ -772,7 +772,7 @@ func LogF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	logRef(d, a)
+	logGo(d, a)
 }
 
 // TanhF64 sets d[i] = tanh a[i].
@@ -794,7 +794,7 @@ func TanhF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	tanhRef(d, a)
+	tanhGo(d, a)
 }
 
 // SigmoidF64 sets d[i] = 1/(1+e^-a[i]).
@@ -815,7 +815,7 @@ func SigmoidF64(d, a []float64) {
 		f(&d[0], &a[0], n)
 		return
 	}
-	sigmoidRef(d, a)
+	sigmoidGo(d, a)
 }
 
 // CmpF64 sets d[i] to 1 if a[i] op b[i] holds, else 0 (false for NaN
@@ -831,7 +831,7 @@ func CmpF64(op CmpOp, d []uint8, a, b []float64) {
 		f(&d[0], &a[0], &b[0], n)
 		return
 	}
-	cmpRef(op, d, a, b)
+	cmpGo(op, d, a, b)
 }
 
 // CmpSF64 sets d[i] to 1 if a[i] op s holds, else 0.
@@ -846,7 +846,7 @@ func CmpSF64(op CmpOp, d []uint8, a []float64, s float64) {
 		f(&d[0], &a[0], n, s)
 		return
 	}
-	cmpSRef(op, d, a, s)
+	cmpSGo(op, d, a, s)
 }
 
 // ReduceSumF64 returns the sum of a, accumulated in float64 in 32 lanes
@@ -860,7 +860,7 @@ func ReduceSumF64(a []float64) float64 {
 	if f := kern.redSumF64; f != nil {
 		return f(&a[0], len(a))
 	}
-	return sumRef(a)
+	return sumGo(a)
 }
 
 // ReduceMaxF64 returns the maximum of a with Go's semantics (NaN if any
@@ -872,7 +872,7 @@ func ReduceMaxF64(a []float64) float64 {
 	if f := kern.redMaxF64; f != nil {
 		return f(&a[0], len(a))
 	}
-	return redMaxRef(a)
+	return redMaxGo(a)
 }
 
 // ReduceMinF64 returns the minimum of a with Go's semantics (NaN if any
@@ -884,7 +884,7 @@ func ReduceMinF64(a []float64) float64 {
 	if f := kern.redMinF64; f != nil {
 		return f(&a[0], len(a))
 	}
-	return redMinRef(a)
+	return redMinGo(a)
 }
 
 // SelectU32 sets d[i] = x[i] if c[i] != 0, else y[i].
@@ -898,7 +898,7 @@ func SelectU32(d []uint32, c []uint8, x, y []uint32) {
 		f(&d[0], &c[0], &x[0], &y[0], n)
 		return
 	}
-	selRef(d, c, x, y)
+	selGo(d, c, x, y)
 }
 
 // SelectSU32 sets d[i] = x[i] if c[i] != 0, else s.
@@ -912,7 +912,7 @@ func SelectSU32(d []uint32, c []uint8, x []uint32, s uint32) {
 		f(&d[0], &c[0], &x[0], n, s)
 		return
 	}
-	selSRef(d, c, x, s)
+	selSGo(d, c, x, s)
 }
 
 // SelectU64 sets d[i] = x[i] if c[i] != 0, else y[i].
@@ -926,7 +926,7 @@ func SelectU64(d []uint64, c []uint8, x, y []uint64) {
 		f(&d[0], &c[0], &x[0], &y[0], n)
 		return
 	}
-	selRef(d, c, x, y)
+	selGo(d, c, x, y)
 }
 
 // SelectSU64 sets d[i] = x[i] if c[i] != 0, else s.
@@ -940,5 +940,5 @@ func SelectSU64(d []uint64, c []uint8, x []uint64, s uint64) {
 		f(&d[0], &c[0], &x[0], n, s)
 		return
 	}
-	selSRef(d, c, x, s)
+	selSGo(d, c, x, s)
 }

@@ -1,7 +1,7 @@
 package simd
 
 // Oracles: each kernel's result computed from its mathematical definition,
-// independently of ref.go (which is what level "go" runs), so that
+// independently of purego.go (which is what level "go" runs), so that
 // TestKernels judges every level, the pure-Go one included.
 //
 //   - float32 arithmetic: float64 arithmetic rounded once to float32. For

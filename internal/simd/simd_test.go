@@ -391,9 +391,9 @@ func redTest[T float](sum func([]T) float64, mx, mn func([]T) T) func(*testing.T
 				t.Fatalf("sum n=%d case %d: %s", n, k, msg)
 			}
 			// The summation order is fixed: every level gives the bits of
-			// the pure-Go one (ref.go, what level go runs).
-			if level != levelGo && !same(got, sumRef(a)) {
-				t.Fatalf("sum n=%d case %d: got %v, level go gives %v", n, k, got, sumRef(a))
+			// the pure-Go one (purego.go, what level go runs).
+			if level != levelGo && !same(got, sumGo(a)) {
+				t.Fatalf("sum n=%d case %d: got %v, level go gives %v", n, k, got, sumGo(a))
 			}
 			if got, want := mx(a), redOracle(a, true); !same(got, want) {
 				t.Fatalf("max n=%d case %d: got %v (%#x) want %v (%#x)", n, k, got, bitsOf(got), want, bitsOf(want))
