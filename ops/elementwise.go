@@ -293,10 +293,6 @@ func shCast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	x, to := in[0], n.DType()
 	out := opdef.NewValue(to, x.Shape)
-	bits := 64
-	if to == tensor.Int32 {
-		bits = 32
-	}
 	for p := 0; p < x.Len(); p++ {
 		switch {
 		case to == tensor.Bool:
@@ -304,7 +300,7 @@ func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		case to.IsInt() && x.DType.IsInt():
 			out.I[p] = x.I[p] // wraps in Round
 		case to.IsInt():
-			out.I[p] = tensor.FloatToInt(math.Trunc(x.F[p]), bits)
+			out.I[p] = tensor.FloatToIntType(math.Trunc(x.F[p]), to)
 		default:
 			out.F[p] = x.Float(p)
 		}
@@ -469,6 +465,9 @@ func Scalar(like *graph.Node, v float64) *graph.Node {
 	return g.Add(graph.Spec{Op: graph.OpConst, DType: dt, Shape: tensor.Shape{}, Value: t})
 }
 
+func loOf(dt tensor.DType) int64 { lo, _ := dt.IntRange(); return lo }
+func hiOf(dt tensor.DType) int64 { _, hi := dt.IntRange(); return hi }
+
 // representable reports whether v can be stored in dtype dt as it is.
 func representable(dt tensor.DType, v float64) error {
 	switch {
@@ -476,8 +475,8 @@ func representable(dt tensor.DType, v float64) error {
 		return fmt.Errorf("invalid dtype %v", dt)
 	case dt.IsInt() && (v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64)):
 		return fmt.Errorf("%v is not an integer; ops.Cast the operand to a float dtype first", v)
-	case dt == tensor.Int32 && (v > math.MaxInt32 || v < math.MinInt32):
-		return fmt.Errorf("%v overflows int32", v)
+	case dt.IsInt() && dt != tensor.Int64 && (v > float64(hiOf(dt)) || v < float64(loOf(dt))):
+		return fmt.Errorf("%v overflows %v", v, dt)
 	case dt == tensor.Bool && v != 0 && v != 1:
 		return fmt.Errorf("%v is not a bool (0 or 1)", v)
 	}

@@ -2,15 +2,17 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
 // DType is the element type of a tensor.
 //
-// Bool, Int32, Int64, Float32 and Float64 are compute types: every op that
-// admits the kind has a kernel for them. Float16 and BFloat16 are storage
-// types: tensors of them can be created, fed, cast and returned, but
-// arithmetic requires an ops.Cast to Float32 first.
+// Bool, the integers (Int8, Int16, Int32, Int64 and the unsigned Uint8),
+// Float32 and Float64 are compute types: every op that admits the kind has
+// a kernel for them. Float16 and BFloat16 are storage types: tensors of
+// them can be created, fed, cast and returned, but arithmetic requires an
+// ops.Cast to Float32 first.
 type DType uint8
 
 // The element types. The zero DType is Invalid.
@@ -23,6 +25,9 @@ const (
 	Float64
 	Float16
 	BFloat16
+	Int8
+	Int16
+	Uint8
 	numDTypes
 )
 
@@ -35,13 +40,17 @@ var dtypeNames = [numDTypes]struct{ long, short string }{
 	Float64:  {"float64", "f64"},
 	Float16:  {"float16", "f16"},
 	BFloat16: {"bfloat16", "bf16"},
+	Int8:     {"int8", "i8"},
+	Int16:    {"int16", "i16"},
+	Uint8:    {"uint8", "u8"},
 }
 
-var dtypeSizes = [numDTypes]int{Bool: 1, Int32: 4, Int64: 8, Float32: 4, Float64: 8, Float16: 2, BFloat16: 2}
+var dtypeSizes = [numDTypes]int{Bool: 1, Int8: 1, Int16: 2, Int32: 4, Int64: 8, Uint8: 1, Float32: 4, Float64: 8, Float16: 2, BFloat16: 2}
 
-// DTypes lists every valid DType in a fixed order.
+// DTypes lists every valid DType in a fixed order: bool, the integers by
+// width (signed, then unsigned), the floats (compute, then storage).
 func DTypes() []DType {
-	return []DType{Bool, Int32, Int64, Float32, Float64, Float16, BFloat16}
+	return []DType{Bool, Int8, Int16, Int32, Int64, Uint8, Float32, Float64, Float16, BFloat16}
 }
 
 // String returns the long name: "float32", "int64", "bool", ...
@@ -77,8 +86,49 @@ func (d DType) IsFloat() bool {
 	return d == Float32 || d == Float64 || d == Float16 || d == BFloat16
 }
 
-// IsInt reports whether d is a signed integer type.
-func (d DType) IsInt() bool { return d == Int32 || d == Int64 }
+// IsInt reports whether d is an integer type, signed (Int8, Int16,
+// Int32, Int64) or unsigned (Uint8).
+func (d DType) IsInt() bool {
+	return d == Int8 || d == Int16 || d == Int32 || d == Int64 || d == Uint8
+}
+
+// IsUnsigned reports whether d is an unsigned integer type (Uint8).
+func (d DType) IsUnsigned() bool { return d == Uint8 }
+
+// IntRange returns the smallest and largest values of an integer dtype
+// (0, 0 for other dtypes).
+func (d DType) IntRange() (lo, hi int64) {
+	switch d {
+	case Int8:
+		return math.MinInt8, math.MaxInt8
+	case Int16:
+		return math.MinInt16, math.MaxInt16
+	case Int32:
+		return math.MinInt32, math.MaxInt32
+	case Int64:
+		return math.MinInt64, math.MaxInt64
+	case Uint8:
+		return 0, math.MaxUint8
+	}
+	return 0, 0
+}
+
+// Wrap reduces v to an integer dtype's range as two's complement does
+// (modulo 2^bits, into the signed or unsigned range); other dtypes return
+// v.
+func (d DType) Wrap(v int64) int64 {
+	switch d {
+	case Int8:
+		return int64(int8(v))
+	case Int16:
+		return int64(int16(v))
+	case Int32:
+		return int64(int32(v))
+	case Uint8:
+		return int64(uint8(v))
+	}
+	return v
+}
 
 // IsBool reports whether d is Bool.
 func (d DType) IsBool() bool { return d == Bool }

@@ -112,6 +112,8 @@ func (t *Tensor) formatElem(i int) string {
 			return "true"
 		}
 		return "false"
+	case Int8, Int16, Uint8:
+		return strconv.FormatInt(int64(t.Float64(i)), 10)
 	case Int32:
 		return strconv.FormatInt(int64(View[int32](t.data)[i]), 10)
 	case Int64:

@@ -3,6 +3,7 @@ package tensor
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -153,5 +154,65 @@ func TestWriteSafetensorsFileAtomic(t *testing.T) {
 	}
 	if err := WriteSafetensorsFile(filepath.Join(dir, "no", "such", "dir", "x"), one, nil); err == nil {
 		t.Errorf("writing into a missing directory succeeded")
+	}
+}
+
+// TestSmallIntegerDTypes: int8, int16 and uint8 exist with their NumPy
+// names, sizes and ranges; values convert as Cast does (truncation toward
+// zero, saturating: 1e6 -> 127 in int8, -5.9 -> 0 in uint8, 100.7 -> 100)
+// and wrap as two's complement; they round-trip through safetensors (I8,
+// I16, U8).
+func TestSmallIntegerDTypes(t *testing.T) {
+	for _, c := range []struct {
+		dt          DType
+		long, short string
+		size        int
+		lo, hi      int64
+	}{
+		{Int8, "int8", "i8", 1, -128, 127},
+		{Int16, "int16", "i16", 2, -32768, 32767},
+		{Uint8, "uint8", "u8", 1, 0, 255},
+	} {
+		if d, err := ParseDType(c.long); err != nil || d != c.dt {
+			t.Errorf("ParseDType(%q) = %v, %v", c.long, d, err)
+		}
+		if d, err := ParseDType(c.short); err != nil || d != c.dt {
+			t.Errorf("ParseDType(%q) = %v, %v", c.short, d, err)
+		}
+		if c.dt.Size() != c.size || !c.dt.IsInt() || c.dt.IsFloat() {
+			t.Errorf("%v: size %d, IsInt %v", c.dt, c.dt.Size(), c.dt.IsInt())
+		}
+		if lo, hi := c.dt.IntRange(); lo != c.lo || hi != c.hi {
+			t.Errorf("%v range [%d, %d], want [%d, %d]", c.dt, lo, hi, c.lo, c.hi)
+		}
+		x, err := FromFloat64s(c.dt, []float64{1e6, -1e6, -5.9, 100.7, math.NaN()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []float64{float64(c.hi), float64(c.lo), float64(max(-5, c.lo)), 100, 0}
+		for i, w := range want {
+			if got := x.Float64(i); got != w {
+				t.Errorf("%v element %d = %v, want %v", c.dt, i, got, w)
+			}
+		}
+		// 2^bits + 3 wraps to 3; hi + 1 wraps to lo.
+		if c.dt.Wrap(int64(1)<<(8*c.size)+3) != 3 || c.dt.Wrap(c.hi+1) != c.lo {
+			t.Errorf("%v: Wrap", c.dt)
+		}
+		var buf bytes.Buffer
+		if err := WriteSafetensors(&buf, map[string]*Tensor{"x": x}, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := ReadSafetensors(&buf, SafetensorsLimits{})
+		if err != nil || got["x"].DType() != c.dt || !bytes.Equal(got["x"].Bytes(), x.Bytes()) {
+			t.Errorf("%v: safetensors round trip: %v", c.dt, err)
+		}
+	}
+	if !Uint8.IsUnsigned() || Int8.IsUnsigned() {
+		t.Errorf("IsUnsigned")
+	}
+	v, err := New([]uint8{0, 200, 255}, 3)
+	if err != nil || v.DType() != Uint8 || v.String() != "u8[3] [  0 200 255]" {
+		t.Errorf("New[uint8]: %v %q", err, v.String())
 	}
 }

@@ -29,13 +29,16 @@ import (
 )
 
 // safetensorsDTypes names each loom DType the way the safetensors header
-// does. The format has more types (U8, I8, I16, U16, U32, U64, F8_E4M3,
-// F8_E5M2, C64, ...); loom has no equivalent for them, so files holding them
-// are rejected.
+// does. The format has more types (U16, U32, U64, F8_E4M3, F8_E5M2, C64,
+// ...); loom has no equivalent for them, so files holding them are
+// rejected.
 var safetensorsDTypes = [numDTypes]string{
 	Bool:     "BOOL",
+	Int8:     "I8",
+	Int16:    "I16",
 	Int32:    "I32",
 	Int64:    "I64",
+	Uint8:    "U8",
 	Float32:  "F32",
 	Float64:  "F64",
 	Float16:  "F16",

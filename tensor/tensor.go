@@ -10,12 +10,12 @@ import (
 // Elem is the set of Go element types a Tensor can hold. F16 and BF16 are
 // the bit patterns of the two 16-bit float storage types.
 type Elem interface {
-	bool | int32 | int64 | float32 | float64 | F16 | BF16
+	bool | int8 | int16 | int32 | int64 | uint8 | float32 | float64 | F16 | BF16
 }
 
 // Number is the subset of Elem that arithmetic kernels compute with.
 type Number interface {
-	int32 | int64 | float32 | float64
+	int8 | int16 | int32 | int64 | uint8 | float32 | float64
 }
 
 // DTypeOf returns the DType that holds elements of type T.
@@ -24,6 +24,12 @@ func DTypeOf[T Elem]() DType {
 	switch any(z).(type) {
 	case bool:
 		return Bool
+	case int8:
+		return Int8
+	case int16:
+		return Int16
+	case uint8:
+		return Uint8
 	case int32:
 		return Int32
 	case int64:
@@ -287,10 +293,16 @@ func (t *Tensor) Float64(i int) float64 {
 			return 1
 		}
 		return 0
+	case Int8:
+		return float64(View[int8](t.data)[i])
+	case Int16:
+		return float64(View[int16](t.data)[i])
 	case Int32:
 		return float64(View[int32](t.data)[i])
 	case Int64:
 		return float64(View[int64](t.data)[i])
+	case Uint8:
+		return float64(t.data[i])
 	case Float32:
 		return float64(View[float32](t.data)[i])
 	case Float64:
@@ -312,10 +324,16 @@ func (t *Tensor) SetFloat64(i int, v float64) {
 		} else {
 			t.data[i] = 0
 		}
+	case Int8:
+		View[int8](t.data)[i] = int8(FloatToIntType(v, Int8))
+	case Int16:
+		View[int16](t.data)[i] = int16(FloatToIntType(v, Int16))
 	case Int32:
 		View[int32](t.data)[i] = int32(FloatToInt(v, 32))
 	case Int64:
 		View[int64](t.data)[i] = FloatToInt(v, 64)
+	case Uint8:
+		t.data[i] = uint8(FloatToIntType(v, Uint8))
 	case Float32:
 		View[float32](t.data)[i] = float32(v)
 	case Float64:
@@ -337,28 +355,39 @@ func (t *Tensor) Float64s() []float64 {
 	return out
 }
 
-// FloatToInt converts v to a signed integer of the given bit width the way
-// loom's Cast does: truncation toward zero, saturating at the type's range,
-// NaN to 0. (Go's own conversion is implementation-defined out of range.)
+// FloatToInt converts v to a signed integer of the given bit width (8, 16,
+// 32 or 64) the way loom's Cast does: truncation toward zero, saturating at
+// the type's range, NaN to 0. (Go's own conversion is
+// implementation-defined out of range.)
 func FloatToInt(v float64, bits int) int64 {
+	dt := Int64
+	switch bits {
+	case 8:
+		dt = Int8
+	case 16:
+		dt = Int16
+	case 32:
+		dt = Int32
+	}
+	return FloatToIntType(v, dt)
+}
+
+// FloatToIntType converts v to the integer dtype dt as loom's Cast does:
+// truncation toward zero, saturating at dt's range (Uint8: [0, 255]), NaN
+// to 0.
+func FloatToIntType(v float64, dt DType) int64 {
 	if v != v {
 		return 0
 	}
-	lo, hi := float64(math.MinInt64), float64(math.MaxInt64)
-	if bits == 32 {
-		lo, hi = math.MinInt32, math.MaxInt32
+	lo, hi := dt.IntRange()
+	if lo == 0 && hi == 0 {
+		lo, hi = math.MinInt64, math.MaxInt64
 	}
-	if v <= lo {
-		if bits == 32 {
-			return math.MinInt32
-		}
-		return math.MinInt64
+	if v <= float64(lo) {
+		return lo
 	}
-	if v >= hi {
-		if bits == 32 {
-			return math.MaxInt32
-		}
-		return math.MaxInt64
+	if v >= float64(hi) { // float64(MaxInt64) rounds up to 2^63: saturate there too
+		return hi
 	}
 	return int64(v)
 }

@@ -99,15 +99,34 @@ func MixedErr(a, b tensor.DType) error {
 	return DTypeErr("mixed dtypes %v and %v; use ops.Cast", a, b)
 }
 
-// Promote returns the common dtype of two operands under the Array API
-// rules loom follows: within a kind the wider type wins (int32+int64 is
-// int64, float32+float64 is float64); kinds never mix.
+// Promote returns the common dtype of two operands under the Array API's
+// promotion rules, which loom follows: within a kind the wider type wins
+// (int32+int64 is int64, float32+float64 is float64); an unsigned integer
+// with a signed one gives the narrowest signed type that holds both
+// (uint8+int8 is int16, uint8+int32 is int32); kinds (bool, integer,
+// float) never mix.
 func Promote(a, b tensor.DType) (tensor.DType, error) {
 	if a == b {
 		return a, nil
 	}
 	if a.Kind() != b.Kind() || a.IsStorage() || b.IsStorage() {
 		return 0, MixedErr(a, b)
+	}
+	if a.IsUnsigned() != b.IsUnsigned() {
+		if a.IsUnsigned() {
+			a, b = b, a // a signed, b unsigned
+		}
+		if a.Size() > b.Size() {
+			return a, nil
+		}
+		switch b.Size() { // the signed type twice b's width
+		case 1:
+			return tensor.Int16, nil
+		case 2:
+			return tensor.Int32, nil
+		default:
+			return tensor.Int64, nil
+		}
 	}
 	if a.Size() >= b.Size() {
 		return a, nil

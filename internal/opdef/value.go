@@ -38,15 +38,16 @@ func NewValue(dt tensor.DType, shape tensor.Shape) *Value {
 func FromTensor(t *tensor.Tensor) *Value {
 	v := NewValue(t.DType(), t.Shape())
 	switch t.DType() {
-	case tensor.Int32:
-		xs, _ := tensor.Values[int32](t)
-		for i, x := range xs {
-			v.I[i] = int64(x)
-		}
 	case tensor.Int64:
 		xs, _ := tensor.Values[int64](t)
 		copy(v.I, xs)
 	default:
+		if v.DType.IsInt() { // the narrower integers are exact in float64
+			for i := range v.I {
+				v.I[i] = int64(t.Float64(i))
+			}
+			break
+		}
 		for i := range v.F {
 			v.F[i] = t.Float64(i)
 		}
@@ -57,15 +58,15 @@ func FromTensor(t *tensor.Tensor) *Value {
 // Tensor converts the value into a new tensor of its dtype (exactly: the
 // value is already representable, see Round).
 func (v *Value) Tensor() (*tensor.Tensor, error) {
-	switch v.DType {
-	case tensor.Int32:
-		xs := make([]int32, len(v.I))
-		for i, x := range v.I {
-			xs[i] = int32(x)
-		}
-		return tensor.New(xs, v.Shape...)
-	case tensor.Int64:
+	switch {
+	case v.DType == tensor.Int64:
 		return tensor.New(append([]int64(nil), v.I...), v.Shape...)
+	case v.DType.IsInt(): // the narrower integers are exact in float64
+		f := make([]float64, len(v.I))
+		for i, x := range v.I {
+			f[i] = float64(x)
+		}
+		return tensor.FromFloat64s(v.DType, f, v.Shape...)
 	}
 	return tensor.FromFloat64s(v.DType, v.F, v.Shape...)
 }
@@ -87,7 +88,7 @@ func (v *Value) Float(p int) float64 {
 }
 
 // Int returns element p as an int64 (floats converted as Cast converts:
-// truncated toward zero, saturating, NaN to 0).
+// truncated toward zero, saturating at int64's range, NaN to 0).
 func (v *Value) Int(p int) int64 {
 	if v.DType.IsInt() {
 		return v.I[p]
@@ -124,27 +125,28 @@ func (v *Value) Copy(p int, src *Value, q int) {
 }
 
 // Round makes every element representable in the value's dtype: float32
-// (and the 16-bit types) round to nearest even, int32 wraps as two's
-// complement, bools become 0 or 1.
+// (and the 16-bit types) round to nearest even, the integers narrower
+// than int64 wrap as two's complement (uint8 modulo 256), bools become 0
+// or 1.
 func (v *Value) Round() {
-	switch v.DType {
-	case tensor.Int32:
+	switch {
+	case v.DType.IsInt():
 		for i, x := range v.I {
-			v.I[i] = int64(int32(x))
+			v.I[i] = v.DType.Wrap(x)
 		}
-	case tensor.Float32:
+	case v.DType == tensor.Float32:
 		for i, x := range v.F {
 			v.F[i] = float64(float32(x))
 		}
-	case tensor.Float16:
+	case v.DType == tensor.Float16:
 		for i, x := range v.F {
 			v.F[i] = float64(tensor.F16FromFloat32(float32(x)).Float32())
 		}
-	case tensor.BFloat16:
+	case v.DType == tensor.BFloat16:
 		for i, x := range v.F {
 			v.F[i] = float64(tensor.BF16FromFloat32(float32(x)).Float32())
 		}
-	case tensor.Bool:
+	case v.DType == tensor.Bool:
 		for i, x := range v.F {
 			if x != 0 {
 				v.F[i] = 1
