@@ -175,3 +175,68 @@ func TestRuleCatchesViolations(t *testing.T) {
 	}
 	_ = os.Getenv
 }
+
+// TestDocumentedRules checks that the import rule printed in
+// docs/ARCHITECTURE.md ("### The import rule") is this file's table, so
+// the document cannot fall behind the test. Each line there is
+// "pkg[, pkg] -> import, import", with "(standard library only)" for none
+// and "anything in loom" for "*".
+func TestDocumentedRules(t *testing.T) {
+	text, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(text)
+	i := strings.Index(s, "### The import rule")
+	if i < 0 {
+		t.Fatal(`docs/ARCHITECTURE.md has no "### The import rule" section`)
+	}
+	s = s[i:]
+	start := strings.Index(s, "```\n")
+	if start < 0 {
+		t.Fatal("no code block in the import rule section")
+	}
+	s = s[start+4:]
+	s = s[:strings.Index(s, "```")]
+	documented := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		lhs, rhs, ok := strings.Cut(line, "->")
+		if !ok {
+			t.Fatalf("documented rule without ->: %q", line)
+		}
+		var imps []string
+		if rhs = strings.TrimSpace(rhs); rhs != "(standard library only)" {
+			for _, imp := range strings.Split(rhs, ",") {
+				imp = strings.TrimSpace(imp)
+				if imp == "anything in loom" {
+					imp = "*"
+				}
+				imps = append(imps, imp)
+			}
+		}
+		for _, pkg := range strings.Split(lhs, ",") {
+			documented[strings.TrimSpace(pkg)] = imps
+		}
+	}
+	for pkg, want := range rules {
+		if pkg == "internal/archtest" {
+			continue // tests only; not worth a line in the document
+		}
+		got, ok := documented[pkg]
+		if !ok {
+			t.Errorf("docs/ARCHITECTURE.md's import rule has no line for %s", pkg)
+			continue
+		}
+		a, b := append([]string(nil), got...), append([]string(nil), want...)
+		sort.Strings(a)
+		sort.Strings(b)
+		if strings.Join(a, ",") != strings.Join(b, ",") {
+			t.Errorf("docs/ARCHITECTURE.md: %s -> %v; the test's rule is %v", pkg, got, want)
+		}
+	}
+	for pkg := range documented {
+		if _, ok := rules[pkg]; !ok {
+			t.Errorf("docs/ARCHITECTURE.md documents a rule for %s, which the test does not have", pkg)
+		}
+	}
+}
