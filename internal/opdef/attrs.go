@@ -55,7 +55,9 @@ func (a CastAttr) String() string { return "to=" + a.To.Short() }
 // Range selects indices Start, Start+Step, ... below Stop along one axis.
 // Negative Start and Stop count from the end (-1 is the last index); Stop
 // may be End for "through the last index"; a zero Step means 1. After
-// normalisation 0 <= Start <= Stop <= dim and Step >= 1.
+// normalisation 0 <= Start <= Stop <= dim and Step >= 1, or, for a
+// negative Step (walking down from Start to Stop, Stop excluded),
+// -1 <= Stop <= Start < dim.
 type Range struct{ Start, Stop, Step int }
 
 // End as a Range's Stop means the axis length.
