@@ -89,7 +89,7 @@ func init() {
 			}
 			return out
 		})
-	OpSlice = move("Slice", "x[start:stop:step] along each axis", 1, shSlice,
+	OpSlice = move("Slice", "x[start:stop:step] along each axis (a negative step walks down, as in Python)", 1, shSlice,
 		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			rs := n.Attr().(opdef.SliceAttr).Ranges
 			src := make([]int, len(rs))
