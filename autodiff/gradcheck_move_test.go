@@ -20,6 +20,17 @@ func init() {
 			return ops.Slice(x[0], ops.RS(-2, ops.End, -3))
 		}},
 	)
+	gradCases["Repeat"] = []gradCase{
+		{"counts", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{2, 0, 1, 3}, 1) }},
+		{"axis0", op1(tensor.Shape{3, 2, 2}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{1, 4, 2}, 0) }},
+	}
+	gradCases["SegmentSum"] = []gradCase{
+		{"runs", op1(tensor.Shape{2, 6}, u), func(x []*graph.Node) *graph.Node { return ops.SegmentSum(x[0], []int{3, 0, 1, 2}, 1) }},
+		{"second-order", op1(tensor.Shape{5}, u), func(x []*graph.Node) *graph.Node {
+			// x * Repeat(SegmentSum(x)): the gradient runs both rules.
+			return ops.Mul(x[0], ops.Repeat(ops.SegmentSum(x[0], []int{2, 3}, 0), []int{2, 3}, 0))
+		}},
+	}
 	pw := func(lo, hi int) ops.PadWidth { return ops.PadWidth{Low: lo, High: hi} }
 	gradCases["composites/movement"] = []gradCase{
 		{"Flip", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.Flip(x[0], 0) }},
@@ -27,7 +38,7 @@ func init() {
 		{"RollAxes", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.RollAxes(x[0], []int{-1, 2}, []int{0, 1}) }},
 		{"Tile", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.Tile(x[0], 2, 1, 3) }},
 		{"Repeat/one", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{3}, 0) }},
-		{"Repeat/each", op1(tensor.Shape{2, 4}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{2, 0, 1, 3}, 1) }},
+		{"Repeat/runs", op1(tensor.Shape{2, 4}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{2, 0, 1, 3}, 1) }},
 		{"Stack", []operand{{tensor.Shape{2, 3}, u}, {tensor.Shape{2, 3}, u}}, func(x []*graph.Node) *graph.Node { return ops.Stack(1, x[0], x[1], x[0]) }},
 		{"ArraySplit", op1(tensor.Shape{5, 2}, u), func(x []*graph.Node) *graph.Node {
 			p := ops.ArraySplit(x[0], 2, 0)

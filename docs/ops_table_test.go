@@ -54,6 +54,9 @@ func admitted(d *opdef.Def) string {
 		if d.Arity == 3 { // Where: a bool condition
 			in[0] = tensor.Bool
 		}
+		if d.Name == "Repeat" || d.Name == "SegmentSum" { // their offsets are i64
+			in[1] = tensor.Int64
+		}
 		if _, err := d.DType(in, nil); err == nil {
 			names = append(names, dt.Short())
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -301,10 +302,9 @@ func Tile(x *graph.Node, reps ...int) *graph.Node {
 // one per element along the axis. With no axis x is flattened first. The
 // counts are static and must not be negative.
 //
-// One count is one BroadcastTo. Per-element counts are one such node per
-// run of equal counts, joined by one Concat: linear work, but a graph of
-// O(runs) nodes, so counts that change at every element of a long axis
-// make a large graph (a gather primitive would not; loom has none yet).
+// One count (or equal ones) is one BroadcastTo; different counts are the
+// Repeat primitive, one gather whatever the counts, whose gradient is
+// SegmentSum.
 func Repeat(x *graph.Node, counts []int, axis ...int) *graph.Node {
 	if _, bad := graph.Operands("Repeat", x); bad != nil {
 		return bad
@@ -345,31 +345,20 @@ func Repeat(x *graph.Node, counts []int, axis ...int) *graph.Node {
 	if err := graph.CheckType(x.DType(), out); err != nil {
 		return fail(errors.Unwrap(err), "Repeat", []*graph.Node{x}, "%v", err)
 	}
-	if len(counts) == 1 {
-		if counts[0] == 1 {
+	if len(counts) == 1 || d == 0 {
+		if len(counts) == 0 || counts[0] == 1 {
 			return x
 		}
 		return replicate(x, ax, counts[0])
 	}
-	var parts []*graph.Node
-	for a := 0; a < d; {
-		b := a + 1
-		for b < d && counts[b] == counts[a] {
-			b++
-		}
-		if c := counts[a]; c > 0 {
-			part := sliceAxis(x, ax, R(a, b))
-			if c > 1 {
-				part = replicate(part, ax, c)
-			}
-			parts = append(parts, part)
-		}
-		a = b
+	same := true
+	for _, c := range counts {
+		same = same && c == counts[0]
 	}
-	if len(parts) == 0 {
-		return sliceAxis(x, ax, R(0, 0))
+	if same {
+		return replicate(x, ax, counts[0])
 	}
-	return Concat(ax, parts...)
+	return repeatEach(x, counts, ax)
 }
 
 // MoveAxis moves axis source of x to position destination, the other
@@ -620,4 +609,158 @@ func periodic(x *graph.Node, ax int, u *graph.Node, p int, w PadWidth) *graph.No
 		t = tileAxis(u, ax, k)
 	}
 	return sliceAxis(t, ax, R(start, start+total))
+}
+
+// Op codes of the primitives behind Repeat with per-element counts and
+// its gradient.
+var OpRepeat, OpSegmentSum graph.Op
+
+func init() {
+	OpRepeat = define(&opdef.Def{Name: "Repeat", Doc: "each element along an axis repeated by its own count (numpy.repeat); operand 1 holds the counts' offsets",
+		Arity: 2, Kind: opdef.Movement, DType: dtSegments(anyType), Shape: shSegments(false),
+		Cost: func(*graph.Node) float64 { return 0 }, Ref: refRepeat,
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
+			a := n.Attr().(opdef.RepeatAttr)
+			return each(need, func() *graph.Node { return segmentSum(g, a.Counts, a.Axis) })
+		}})
+	OpSegmentSum = define(&opdef.Def{Name: "SegmentSum", Doc: "sums of consecutive runs of elements along an axis, one per count (Repeat's adjoint); operand 1 holds the counts' offsets",
+		Arity: 2, Kind: opdef.Movement, DType: dtSegments(numeric), Shape: shSegments(true),
+		Cost: func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }, Ref: refSegmentSum,
+		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
+			a := n.Attr().(opdef.RepeatAttr)
+			return each(need, func() *graph.Node { return repeatEach(g, a.Counts, a.Axis) })
+		}})
+}
+
+// dtSegments is the dtype rule of Repeat and SegmentSum: operand 0 of
+// the admitted types, operand 1 (the offsets) Int64.
+func dtSegments(s opdef.DTypeSet) opdef.DTypeRule {
+	same := sameDType(s)
+	return func(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
+		if in[1] != tensor.Int64 {
+			return 0, dtypeErr("the offsets (operand 1) must be i64, got %v", in[1])
+		}
+		return same(in[:1], attr)
+	}
+}
+
+// shSegments is the shape rule of Repeat (sum false: the axis grows from
+// len(Counts) to their sum) and SegmentSum (the reverse); operand 1 has
+// len(Counts)+1 offsets.
+func shSegments(sum bool) opdef.ShapeRule {
+	return func(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+		a, ok := attr.(opdef.RepeatAttr)
+		if !ok {
+			return nil, argErr("needs an opdef.RepeatAttr attribute, got %T", attr)
+		}
+		s := in[0]
+		if a.Axis < 0 || a.Axis >= len(s) {
+			return nil, shapeErr("axis %d is out of range for rank %d", a.Axis, len(s))
+		}
+		total := 0
+		for i, c := range a.Counts {
+			if c < 0 {
+				return nil, shapeErr("count %d (entry %d) is negative", c, i)
+			}
+			if total, ok = addDims(total, c); !ok {
+				return nil, shapeErr("the counts add up to more than an int holds")
+			}
+		}
+		from, to := len(a.Counts), total
+		if sum {
+			from, to = total, len(a.Counts)
+		}
+		if s[a.Axis] != from {
+			return nil, shapeErr("axis %d has length %d; %d counts adding up to %d need %d", a.Axis, s[a.Axis], len(a.Counts), total, from)
+		}
+		if !in[1].Equal(tensor.Shape{len(a.Counts) + 1}) {
+			return nil, shapeErr("the offsets (operand 1) have shape %v, want [%d]", in[1], len(a.Counts)+1)
+		}
+		out := s.Clone()
+		out[a.Axis] = to
+		return out, nil
+	}
+}
+
+// segmentOf is, for each position along the long axis (the sum of the
+// counts), the index of the count it belongs to.
+func segmentOf(counts []int) []int {
+	var src []int
+	for i, c := range counts {
+		for range c {
+			src = append(src, i)
+		}
+	}
+	return src
+}
+
+func refRepeat(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	a := n.Attr().(opdef.RepeatAttr)
+	src := segmentOf(a.Counts)
+	idx := make([]int, n.Rank())
+	return opdef.Gather(opdef.NewValue(n.DType(), n.Shape()), in[0], func(out []int) int {
+		copy(idx, out)
+		idx[a.Axis] = src[out[a.Axis]]
+		return opdef.Flat(in[0].Shape, idx)
+	}), nil
+}
+
+func refSegmentSum(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	a := n.Attr().(opdef.RepeatAttr)
+	src := segmentOf(a.Counts)
+	x := in[0]
+	out := opdef.NewValue(n.DType(), n.Shape())
+	idx := make([]int, len(x.Shape))
+	for p := 0; p < x.Len(); p++ {
+		opdef.Index(x.Shape, p, idx)
+		idx[a.Axis] = src[idx[a.Axis]]
+		q := opdef.Flat(out.Shape, idx)
+		if out.DType.IsInt() {
+			out.I[q] += x.I[p] // wraps as the dtype's arithmetic does (Round)
+		} else {
+			out.F[q] += x.F[p]
+		}
+	}
+	return out, nil
+}
+
+// offsetsOf is the Int64 constant of the counts' running sums: 0, c0,
+// c0+c1, ..., one more than the counts.
+func offsetsOf(g *graph.Graph, counts []int) *graph.Node {
+	off := make([]int64, len(counts)+1)
+	for i, c := range counts {
+		off[i+1] = off[i] + int64(c)
+	}
+	t, err := tensor.New(off, len(off))
+	if err != nil {
+		return graph.Failf(graph.ErrInvalid, "Repeat", nil, "%v", err)
+	}
+	return g.ConstShared(t, "")
+}
+
+// repeatEach is the Repeat primitive of x (checked by the caller or by
+// the rules).
+func repeatEach(x *graph.Node, counts []int, axis int) *graph.Node {
+	return Apply(OpRepeat, opdef.RepeatAttr{Axis: axis, Counts: counts}, x, offsetsOf(x.Graph(), counts))
+}
+
+func segmentSum(x *graph.Node, counts []int, axis int) *graph.Node {
+	return Apply(OpSegmentSum, opdef.RepeatAttr{Axis: axis, Counts: counts}, x, offsetsOf(x.Graph(), counts))
+}
+
+// SegmentSum sums consecutive runs of x's elements along axis: result
+// element i along the axis is the sum of the counts[i] elements that
+// follow the first counts[0]+...+counts[i-1] (0 for a zero count). The
+// counts must add up to the axis length. It is the adjoint of Repeat
+// (its gradient is a Repeat, and Repeat's is a SegmentSum), and
+// numpy.add.reduceat(x, offsets, axis) where no count is zero.
+func SegmentSum(x *graph.Node, counts []int, axis int) *graph.Node {
+	if _, bad := graph.Operands("SegmentSum", x); bad != nil {
+		return bad
+	}
+	ax, err := normAxis(axis, x.Rank())
+	if err != nil {
+		return fail(graph.ErrShape, "SegmentSum", []*graph.Node{x}, "%v", err)
+	}
+	return segmentSum(x, counts, ax)
 }

@@ -250,3 +250,106 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 func prepareCopy(n *graph.Node) (*kernel, error) {
 	return &kernel{bind: copyLoop}, nil
 }
+
+// segments describes Repeat and SegmentSum along one axis: outer rows
+// before it, inner elements after it, the long axis (the counts' sum) and
+// the short one (one position per count), and for each long position the
+// count it belongs to. The offsets operand (In(1)) is not read: the
+// counts are in the attribute.
+type segments struct {
+	outer, inner, long, short int
+	src                       []int
+}
+
+func segmentsOf(n *graph.Node, x tensor.Shape) *segments {
+	a := n.Attr().(opdef.RepeatAttr)
+	s := &segments{outer: 1, inner: 1, short: len(a.Counts)}
+	for _, d := range x[:a.Axis] {
+		s.outer *= d
+	}
+	for _, d := range x[a.Axis+1:] {
+		s.inner *= d
+	}
+	for i, c := range a.Counts {
+		for range c {
+			s.src = append(s.src, i)
+		}
+	}
+	s.long = len(s.src)
+	return s
+}
+
+// prepareRepeat copies, for every (outer row, long position), the inner
+// block of the short position it repeats.
+func prepareRepeat(n *graph.Node) (*kernel, error) {
+	if n.Shape().Size() == 0 {
+		return prepareCopy(n)
+	}
+	s := segmentsOf(n, n.Input(0).Shape())
+	row := s.inner * n.DType().Size() // bytes of one inner block
+	rows := max(1, grainElems/s.inner)
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := a.In(0), a.Out()
+			for u := lo; u < hi; u++ {
+				o, j := u/s.long, u%s.long
+				from := (o*s.short + s.src[j]) * row
+				copy(dst[u*row:(u+1)*row], src[from:from+row])
+			}
+		})
+		return func() { l.Run(s.outer*s.long, rows, max(1, stepElems/s.inner)) }
+	}}, nil
+}
+
+// prepareSegmentSum sums, for every (outer row, short position), the
+// inner blocks of its run of long positions, in order, in float64 for
+// the float types and int64 (wrapping) for the integers.
+func prepareSegmentSum(n *graph.Node) (*kernel, error) {
+	if n.Shape().Size() == 0 {
+		return prepareCopy(n)
+	}
+	s := segmentsOf(n, n.Shape())
+	off := make([]int, s.short+1)
+	a := n.Attr().(opdef.RepeatAttr)
+	for i, c := range a.Counts {
+		off[i+1] = off[i] + c
+	}
+	switch n.DType() {
+	case tensor.Float32:
+		return segmentSumKernel[float32, float64](s, off), nil
+	case tensor.Float64:
+		return segmentSumKernel[float64, float64](s, off), nil
+	case tensor.Int32:
+		return segmentSumKernel[int32, int64](s, off), nil
+	case tensor.Int64:
+		return segmentSumKernel[int64, int64](s, off), nil
+	case tensor.Int8:
+		return segmentSumKernel[int8, int64](s, off), nil
+	case tensor.Int16:
+		return segmentSumKernel[int16, int64](s, off), nil
+	case tensor.Uint8:
+		return segmentSumKernel[uint8, int64](s, off), nil
+	}
+	return nil, fmt.Errorf("no SegmentSum kernel for %v", n.DType())
+}
+
+func segmentSumKernel[T elem | int8 | int16, W wide](s *segments, off []int) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			for u := lo; u < hi; u++ {
+				o, i := u/s.short, u%s.short
+				base := o * s.long * s.inner
+				for k := 0; k < s.inner; k++ {
+					var acc W
+					for j := off[i]; j < off[i+1]; j++ {
+						acc += W(src[base+j*s.inner+k])
+					}
+					dst[u*s.inner+k] = T(acc)
+				}
+			}
+		})
+		cost := s.inner * (s.long/s.short + 1) // elements read per result block
+		return func() { l.Run(s.outer*s.short, max(1, grainElems/cost), max(1, stepElems/cost)) }
+	}}
+}

@@ -9,6 +9,16 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
+// counts is n repeat counts 0, 1, 2, 0, 1, 2, ...: 300 of them add up
+// to 300 (100 cycles of 0+1+2).
+func counts(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = i % 3
+	}
+	return c
+}
+
 // creationMovementCases are the cases of Slice's negative steps and of
 // the creation and movement composites (ops/creation.go,
 // ops/rearrange.go): golden values worked out by hand from NumPy's
@@ -52,6 +62,10 @@ func creationMovementCases() []Case {
 			v3, Tensor(f32, []float64{1, 2, 3, 1, 2, 3}, 2, 3), func(x *graph.Node) *graph.Node { return ops.Tile(x, 2, 1) }),
 		fed("repeat-each", "hand: numpy.repeat([1,2,3], [2,0,3]) is 1 1 3 3 3",
 			v3, Tensor(f32, []float64{1, 1, 3, 3, 3}), func(x *graph.Node) *graph.Node { return ops.Repeat(x, []int{2, 0, 3}, 0) }),
+		fed("segment-sum", "hand: runs of 2, 0 and 1 of [1 2 3] sum to 1+2, 0 and 3",
+			v3, Tensor(f32, []float64{3, 0, 3}), func(x *graph.Node) *graph.Node { return ops.SegmentSum(x, []int{2, 0, 1}, 0) }),
+		fed("segment-sum-int8-wraps", "hand: 100+100+27 = 227 wraps in int8 to 227-256 = -29; the empty run is 0",
+			Tensor(tensor.Int8, []float64{100, 100, 27}), Tensor(tensor.Int8, []float64{-29, 0}), func(x *graph.Node) *graph.Node { return ops.SegmentSum(x, []int{3, 0}, 0) }),
 		fed("diagonal", "hand: numpy.diagonal([[1,2,3],[4,5,6]], 1) is (0,1) and (1,2): 2, 6",
 			m23, Tensor(f64, []float64{2, 6}), func(x *graph.Node) *graph.Node { return ops.Diagonal(x, 1, 0, 1) }),
 		fed("trace", "hand: numpy.trace([[1,2,3],[4,5,6]]) = 1 + 5 = 6",
@@ -90,6 +104,10 @@ func creationMovementCases() []Case {
 		{"PadReflect", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadReflect(x, pw(4, 2), pw(1, 6)) }, false},
 		{"PadEdge", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadEdge(x, pw(0, 2), pw(3, 1)) }, false},
 		{"PadWrap", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadWrap(x, pw(5, 1), pw(2, 9)) }, false},
+		{"Repeat/large-axis0", tensor.Shape{300, 200}, func(x *graph.Node) *graph.Node { return ops.Repeat(x, counts(300), 0) }, false},
+		{"Repeat/large-axis1", tensor.Shape{300, 200}, func(x *graph.Node) *graph.Node { return ops.Repeat(x, counts(200), 1) }, false},
+		{"SegmentSum", tensor.Shape{3, 7, 2}, func(x *graph.Node) *graph.Node { return ops.SegmentSum(x, []int{2, 0, 4, 1}, 1) }, true},
+		{"SegmentSum/large", tensor.Shape{300, 200}, func(x *graph.Node) *graph.Node { return ops.SegmentSum(x, counts(300), 0) }, true},
 		{"Tril", tensor.Shape{2, 3, 4}, func(x *graph.Node) *graph.Node { return ops.Tril(x, 1) }, true},
 		{"PadConstant", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadConstant(x, 1, pw(1, 2)) }, true},
 		{"Trace", tensor.Shape{2, 4, 4}, func(x *graph.Node) *graph.Node { return ops.Trace(x, 1, 1, 2) }, true},

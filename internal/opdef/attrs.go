@@ -63,6 +63,25 @@ type Range struct{ Start, Stop, Step int }
 // End as a Range's Stop means the axis length.
 const End = int(^uint(0) >> 1)
 
+// RepeatAttr is the attribute of Repeat and SegmentSum: the axis and the
+// counts along it (Repeat: how many times each element of the operand
+// appears; SegmentSum: how many consecutive elements of the operand each
+// result element sums).
+type RepeatAttr struct {
+	Axis   int
+	Counts []int
+}
+
+func (a RepeatAttr) String() string {
+	return fmt.Sprintf("axis=%d counts=%s", a.Axis, IntList(a.Counts))
+}
+
+// EqualAttr compares by value.
+func (a RepeatAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(RepeatAttr)
+	return ok && a.Axis == c.Axis && slices.Equal(a.Counts, c.Counts)
+}
+
 // SliceAttr is the attribute of Slice: one normalised Range per axis.
 type SliceAttr struct{ Ranges []Range }
 
@@ -172,6 +191,9 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 		return a
 	case PadAttr:
 		a.Widths = slices.Clone(a.Widths)
+		return a
+	case RepeatAttr:
+		a.Counts = slices.Clone(a.Counts)
 		return a
 	case *FusedAttr:
 		if a == nil {
