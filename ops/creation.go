@@ -6,20 +6,17 @@ import (
 	"math"
 
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/tensor"
 )
 
-// The creation ops are composites: none stores a constant in proportion
-// to its result. Their index vectors come from arange (nn.go), which
-// doubles a one-element constant with O(log n) Concats, and the compiler
-// folds the whole construction into one constant when it is small. The
-// masks of Eye, Tril and Triu are comparisons of a row and a column
-// index vector, broadcast, so they fuse with what consumes them.
-//
-// (An arity-0 index primitive computed by a kernel on each backend would
-// save the log n Concat launches of a large arange; every pass of the
-// compiler and both backends assume today that a non-leaf node has an
-// operand, so it is left for later.)
+// The creation ops are composites of Iota, the one op without operands:
+// an index vector computed by a kernel on each backend, so none of them
+// stores a constant in proportion to its result. Arange and Linspace are
+// Iota cast to float64, scaled and shifted (elementwise, fused into one
+// kernel after the Iota), then cast to the dtype; the masks of Eye, Tril
+// and Triu compare a row and a column Iota, broadcast, and fuse with the
+// Where or Cast that consumes them.
 
 // graphFail records a build error of op on g, which has no operand nodes
 // to name (the creation ops take a graph).
@@ -89,7 +86,7 @@ func Arange(g *graph.Graph, dt tensor.DType, start, stop, step float64) *graph.N
 	if err := graph.CheckType(dt, []int{n}); err != nil {
 		return graphFail(g, errors.Unwrap(err), "Arange", "%d elements: %v", n, err)
 	}
-	idx := arange(g, tensor.Int64, n)
+	idx := Iota(g, tensor.Int64, 0, n)
 	if dt.IsInt() {
 		last := start + float64(n-1)*step
 		for _, v := range []float64{start, step, last} {
@@ -161,7 +158,7 @@ func Linspace(g *graph.Graph, dt tensor.DType, start, stop float64, num int, end
 		return Full(g, dt, start, 1)
 	}
 	step := (stop - start) / float64(div)
-	y := affine(Cast(arange(g, tensor.Int64, num), tensor.Float64), step, start)
+	y := affine(Cast(Iota(g, tensor.Int64, 0, num), tensor.Float64), step, start)
 	if endpoint {
 		y = Concat(0, Slice(y, R(0, num-1)), Full(g, tensor.Float64, stop, 1))
 	}
@@ -172,8 +169,7 @@ func Linspace(g *graph.Graph, dt tensor.DType, start, stop float64, num int, end
 // (i, j) is j - i, which the diagonal k is (0 the main one, above it
 // positive).
 func offsets(g *graph.Graph, n, m int) *graph.Node {
-	rows := Reshape(arange(g, tensor.Int64, n), n, 1)
-	return Sub(arange(g, tensor.Int64, m), rows)
+	return Sub(Iota(g, tensor.Int64, 0, m), Iota(g, tensor.Int64, 0, n, 1))
 }
 
 // Eye returns the n×m matrix of dtype dt with ones on diagonal k and
@@ -236,3 +232,82 @@ func Tril(x *graph.Node, k int) *graph.Node { return triangle("Tril", x, k, true
 // zeroed, as numpy.triu(x, k): element (..., i, j) is kept where
 // j - i >= k. Batched over the leading axes; x needs rank >= 2.
 func Triu(x *graph.Node, k int) *graph.Node { return triangle("Triu", x, k, false) }
+
+// OpIota is the op code of Iota, the one op without operands.
+var OpIota graph.Op
+
+func init() {
+	OpIota = define(&opdef.Def{Name: "Iota", Doc: "no operands: each element's index along one axis, in an integer dtype (the index vectors of the creation ops)",
+		Arity: 0, Kind: opdef.Movement, DType: dtIota, Shape: shIota, Ref: refIota})
+}
+
+func dtIota(_ []tensor.DType, attr graph.Attr) (tensor.DType, error) {
+	a, ok := attr.(opdef.IotaAttr)
+	if !ok {
+		return 0, argErr("needs an opdef.IotaAttr attribute, got %T", attr)
+	}
+	if a.DType != tensor.Int32 && a.DType != tensor.Int64 {
+		return 0, dtypeErr("dtype %v is not i32 or i64", a.DType)
+	}
+	return a.DType, nil
+}
+
+func shIota(_ []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
+	a, ok := attr.(opdef.IotaAttr)
+	if !ok {
+		return nil, argErr("needs an opdef.IotaAttr attribute, got %T", attr)
+	}
+	if err := validShape(a.Shape); err != nil {
+		return nil, err
+	}
+	if a.Axis < 0 || a.Axis >= len(a.Shape) {
+		return nil, shapeErr("axis %d is out of range for shape %v", a.Axis, a.Shape)
+	}
+	if a.DType == tensor.Int32 && a.Shape[a.Axis] > math.MaxInt32+1 {
+		return nil, shapeErr("axis %d of length %d has indices beyond i32", a.Axis, a.Shape[a.Axis])
+	}
+	return a.Shape.Clone(), nil
+}
+
+func refIota(n *graph.Node, _ []*opdef.Value) (*opdef.Value, error) {
+	a := n.Attr().(opdef.IotaAttr)
+	out := opdef.NewValue(n.DType(), n.Shape())
+	idx := make([]int, n.Rank())
+	for p := 0; p < out.Len(); p++ {
+		opdef.Index(out.Shape, p, idx)
+		out.SetInt(p, int64(idx[a.Axis]))
+	}
+	return out, nil
+}
+
+// Iota returns the integer array of dtype dt (Int32 or Int64) and the
+// given shape whose elements are their index along axis (negative counts
+// from the end): Iota(g, tensor.Int64, 0, 4) is [0 1 2 3], and
+// Iota(g, tensor.Int32, 1, 2, 3) is [[0 1 2] [0 1 2]] (jax.lax's
+// broadcasted_iota). It has no operands: each backend computes it with a
+// kernel, and nothing is stored.
+func Iota(g *graph.Graph, dt tensor.DType, axis int, shape ...int) *graph.Node {
+	if bad := graphReady(g, "Iota"); bad != nil {
+		return bad
+	}
+	ax := axis
+	if ax < 0 {
+		ax += len(shape)
+	}
+	if err := graph.CheckType(dt, shape); err != nil {
+		return graphFail(g, errors.Unwrap(err), "Iota", "%v", err)
+	}
+	return applyIn(g, OpIota, opdef.IotaAttr{DType: dt, Shape: tensor.Shape(shape), Axis: ax})
+}
+
+// applyIn is Apply for an op without operands: the graph is given, not
+// found from the operands.
+func applyIn(g *graph.Graph, op graph.Op, attr graph.Attr) *graph.Node {
+	d := opdef.Lookup(op)
+	attr = opdef.CloneAttr(attr)
+	dt, s, err := d.Infer(nil, attr)
+	if err != nil {
+		return g.Fail(opdef.WrapRule(err, d.Name, nil))
+	}
+	return g.Add(graph.Spec{Op: op, Attr: attr, DType: dt, Shape: s})
+}

@@ -206,6 +206,7 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"SegmentSum": func(xs ...*graph.Node) *graph.Node {
 		return ops.Apply(ops.OpSegmentSum, opdef.RepeatAttr{Counts: []int{1, 1}}, xs...)
 	},
+	"Iota":       func(xs ...*graph.Node) *graph.Node { return ops.Iota(nil, tensor.Int64, 0, 3) }, // no operands: a nil graph
 	"Softmax":    func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
 	"LogSoftmax": func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
 	"CustomGrad": func(xs ...*graph.Node) *graph.Node {

@@ -37,6 +37,10 @@ func TestCreationAndMovementValues(t *testing.T) {
 	}
 	x23 := func(g *graph.Graph) *graph.Node { return g.Const(seq(2, 3)) } // [[0 1 2] [3 4 5]]
 	cases := []tc{
+		// Iota: each element's index along the axis.
+		{"iota/axis1", func(g *graph.Graph) *graph.Node { return ops.Iota(g, tensor.Int32, 1, 2, 3) }, []int{2, 3}, []float64{0, 1, 2, 0, 1, 2}},
+		{"iota/axis0", func(g *graph.Graph) *graph.Node { return ops.Iota(g, tensor.Int64, -2, 2, 3) }, []int{2, 3}, []float64{0, 0, 0, 1, 1, 1}},
+		{"iota/middle", func(g *graph.Graph) *graph.Node { return ops.Iota(g, tensor.Int64, 1, 2, 2, 2) }, []int{2, 2, 2}, []float64{0, 0, 1, 1, 0, 0, 1, 1}},
 		// Arange: ceil((stop-start)/step) elements start + i*step.
 		{"arange/int", func(g *graph.Graph) *graph.Node { return ops.Arange(g, tensor.Int32, 2, 11, 3) }, []int{3}, []float64{2, 5, 8}},               // ceil(9/3)=3
 		{"arange/neg-step", func(g *graph.Graph) *graph.Node { return ops.Arange(g, tensor.Int64, 5, 0, -2) }, []int{3}, []float64{5, 3, 1}},          // ceil(-5/-2)=3
@@ -154,6 +158,10 @@ func TestCreationAndMovementErrors(t *testing.T) {
 		kind       error
 		build      func(g *graph.Graph)
 	}{
+		{"iota-dtype", "Iota(): dtype float32 is not i32 or i64", graph.ErrDType, func(g *graph.Graph) { ops.Iota(g, tensor.Float32, 0, 3) }},
+		{"iota-axis", "Iota(): axis 2 is out of range for shape [3,4]", graph.ErrShape, func(g *graph.Graph) { ops.Iota(g, tensor.Int64, 2, 3, 4) }},
+		{"iota-scalar", "axis 0 is out of range for shape []", graph.ErrShape, func(g *graph.Graph) { ops.Iota(g, tensor.Int64, 0) }},
+		{"iota-negative", "Iota", graph.ErrShape, func(g *graph.Graph) { ops.Iota(g, tensor.Int64, 0, -3) }},
 		{"arange-step0", "Arange", graph.ErrInvalid, func(g *graph.Graph) { ops.Arange(g, tensor.Float32, 0, 1, 0) }},
 		{"arange-inf", "must be finite", graph.ErrInvalid, func(g *graph.Graph) { ops.Arange(g, tensor.Float32, 0, math.Inf(1), 1) }},
 		{"arange-bool", "not numeric", graph.ErrDType, func(g *graph.Graph) { ops.Arange(g, tensor.Bool, 0, 2, 1) }},

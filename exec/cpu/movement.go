@@ -353,3 +353,38 @@ func segmentSumKernel[T elem | int8 | int16, W wide](s *segments, off []int) *ke
 		return func() { l.Run(s.outer*s.short, max(1, grainElems/cost), max(1, stepElems/cost)) }
 	}}
 }
+
+// prepareIota writes each element's index along the attribute's axis:
+// (p / stride) % length for row-major position p.
+func prepareIota(n *graph.Node) (*kernel, error) {
+	a := n.Attr().(opdef.IotaAttr)
+	stride := 1
+	for _, d := range n.Shape()[a.Axis+1:] {
+		stride *= d
+	}
+	length := n.Shape()[a.Axis]
+	switch n.DType() {
+	case tensor.Int32:
+		return iotaKernel[int32](n.Shape().Size(), stride, length), nil
+	case tensor.Int64:
+		return iotaKernel[int64](n.Shape().Size(), stride, length), nil
+	}
+	return nil, fmt.Errorf("no Iota kernel for %v", n.DType())
+}
+
+func iotaKernel[T int32 | int64](size, stride, length int) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			dst := as[T](a.Out())
+			for p := lo; p < hi; {
+				// A run of stride equal values, then the next index.
+				v := (p / stride) % length
+				end := min(hi, (p/stride+1)*stride)
+				for ; p < end; p++ {
+					dst[p] = T(v)
+				}
+			}
+		})
+		return func() { l.Run(size, grainElems, stepElems) }
+	}}
+}

@@ -84,6 +84,7 @@ func init() {
 		ops.OpPad:         kernelOf(preparePad),
 		ops.OpRepeat:      kernelOf(prepareRepeat),
 		ops.OpSegmentSum:  kernelOf(prepareSegmentSum),
+		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
 		ops.OpMatMul:     kernelOf(prepareMatMul),

@@ -40,6 +40,10 @@ func creationMovementCases() []Case {
 	m23 := Tensor(f64, []float64{1, 2, 3, 4, 5, 6}, 2, 3) // [[1 2 3] [4 5 6]]
 	pw := func(lo, hi int) ops.PadWidth { return ops.PadWidth{Low: lo, High: hi} }
 	cs := []Case{
+		one("iota-axis1", "hand: each element of a [2,3] Iota along axis 1 is its column index",
+			Tensor(i32, []float64{0, 1, 2, 0, 1, 2}, 2, 3), func(g *graph.Graph) *graph.Node { return ops.Iota(g, i32, 1, 2, 3) }),
+		one("iota-axis0", "hand: each element of a [3,1,2] Iota along axis 0 is its index along the first axis",
+			Tensor(tensor.Int64, []float64{0, 0, 1, 1, 2, 2}, 3, 1, 2), func(g *graph.Graph) *graph.Node { return ops.Iota(g, tensor.Int64, 0, 3, 1, 2) }),
 		one("arange-int", "hand: numpy.arange(2, 11, 3) has ceil(9/3) = 3 elements 2, 5, 8",
 			Tensor(i32, []float64{2, 5, 8}), func(g *graph.Graph) *graph.Node { return ops.Arange(g, i32, 2, 11, 3) }),
 		one("arange-float-neg", "hand: numpy.arange(1, -0.5, -0.5) has ceil(-1.5/-0.5) = 3 elements 1, 0.5, 0",
@@ -78,6 +82,24 @@ func creationMovementCases() []Case {
 			v3, Tensor(f32, []float64{1, 1, 1, 2, 3, 3, 3, 3}), func(x *graph.Node) *graph.Node { return ops.PadEdge(x, pw(2, 3)) }),
 		fed("pad-wrap-wide", "hand: numpy.pad([1,2,3], (4,5), 'wrap'): the period 1 2 3 continued both ways",
 			v3, Tensor(f32, []float64{3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2}), func(x *graph.Node) *graph.Node { return ops.PadWrap(x, pw(4, 5)) }),
+	}
+
+	// Large index arrays (no feeds), against Eval: Iota's kernels in
+	// several parts, and fused with the arithmetic after them.
+	for _, c := range []struct {
+		name string
+		f    func(g *graph.Graph) *graph.Node
+	}{
+		{"Iota/large-i64", func(g *graph.Graph) *graph.Node { return ops.Iota(g, tensor.Int64, 1, 300, 257) }},
+		{"Iota/large-i32", func(g *graph.Graph) *graph.Node { return ops.Iota(g, i32, 0, 70000, 3) }},
+		{"Arange/large-f32", func(g *graph.Graph) *graph.Node { return ops.Arange(g, f32, -3, 5000, 0.25) }},
+		{"Linspace/large-f64", func(g *graph.Graph) *graph.Node { return ops.Linspace(g, f64, -1, 7, 100001, true) }},
+		{"Eye/large", func(g *graph.Graph) *graph.Node { return ops.Eye(g, f64, 300, 257, -3) }},
+	} {
+		c := c
+		cs = append(cs, Case{Name: c.name, Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			return []*graph.Node{c.f(g)}, nil
+		}})
 	}
 
 	// Random operands in every dtype, against Eval: the kernels of the

@@ -63,6 +63,24 @@ type Range struct{ Start, Stop, Step int }
 // End as a Range's Stop means the axis length.
 const End = int(^uint(0) >> 1)
 
+// IotaAttr is the attribute of Iota, which has no operands: the result's
+// dtype and shape, and the axis whose index each element holds.
+type IotaAttr struct {
+	DType tensor.DType
+	Shape tensor.Shape
+	Axis  int
+}
+
+func (a IotaAttr) String() string {
+	return fmt.Sprintf("%s axis=%d", tensor.TypeString(a.DType, a.Shape), a.Axis)
+}
+
+// EqualAttr compares by value.
+func (a IotaAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(IotaAttr)
+	return ok && a.DType == c.DType && a.Axis == c.Axis && slices.Equal(a.Shape, c.Shape)
+}
+
 // RepeatAttr is the attribute of Repeat and SegmentSum: the axis and the
 // counts along it (Repeat: how many times each element of the operand
 // appears; SegmentSum: how many consecutive elements of the operand each
@@ -194,6 +212,9 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 		return a
 	case RepeatAttr:
 		a.Counts = slices.Clone(a.Counts)
+		return a
+	case IotaAttr:
+		a.Shape = a.Shape.Clone()
 		return a
 	case *FusedAttr:
 		if a == nil {

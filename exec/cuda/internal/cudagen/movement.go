@@ -371,3 +371,22 @@ func checkSegmentSum(n *graph.Node) error {
 	}
 	return nil
 }
+
+// iota launches Iota: element i holds (i / stride) % length, its index
+// along the attribute's axis. It has no operands.
+func (g *gen) iota(n *graph.Node) {
+	a := n.Attr().(opdef.IotaAttr)
+	stride := int64(1)
+	for _, d := range n.Shape()[a.Axis+1:] {
+		stride *= int64(d)
+	}
+	size := int64(n.Shape().Size())
+	ct := cType(n.DType())
+	var c code
+	c.gridStride("i", size)
+	c.line("out[i] = (%s)((i / %s) %% %s);", ct, ll(stride), ll(int64(n.Shape()[a.Axis])))
+	c.line("}")
+	fn := g.function("iota", ct+"* __restrict__ out", c.String())
+	b := int64(g.t.block())
+	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Out})
+}

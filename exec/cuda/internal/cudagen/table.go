@@ -87,6 +87,7 @@ func rows() []row {
 		{ops.OpConcat, move((*gen).concat)},
 		{ops.OpPad, move((*gen).pad)},
 		{ops.OpRepeat, move((*gen).repeat)},
+		{ops.OpIota, move((*gen).iota)},
 		{ops.OpSegmentSum, entry{check: checkSegmentSum, gen: func(g *gen, n *graph.Node) error {
 			if n.Shape().Size() > 0 {
 				g.segmentSum(n)
