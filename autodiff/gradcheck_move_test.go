@@ -55,6 +55,8 @@ func init() {
 		{"Triu", op1(tensor.Shape{4, 3}, u), func(x []*graph.Node) *graph.Node { return ops.Triu(x[0], -1) }},
 		{"PadConstant", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.PadConstant(x[0], 2, pw(1, 0), pw(2, 1)) }},
 		{"PadReflect", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.PadReflect(x[0], pw(1, 2), pw(5, 4)) }},
+		{"PadReflect/narrow", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.PadReflect(x[0], pw(2, 1), pw(0, 3)) }},
+		{"PadWrap/narrow", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.PadWrap(x[0], pw(3, 1), pw(4, 2)) }},
 		{"PadEdge", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.PadEdge(x[0], pw(2, 1), pw(0, 3)) }},
 		{"PadWrap", op1(tensor.Shape{2, 3}, u), func(x []*graph.Node) *graph.Node { return ops.PadWrap(x[0], pw(3, 0), pw(4, 7)) }},
 	}

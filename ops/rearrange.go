@@ -583,8 +583,18 @@ func padMode(op string, x *graph.Node, widths []PadWidth) *graph.Node {
 				parts = append(parts, replicate(sliceAxis(x, ax, R(d-1, d)), ax, w.High))
 			}
 			x = Concat(ax, parts...)
+		case op == "PadWrap" && w.Low <= d && w.High <= d:
+			// Within one period: the tail before, the head after.
+			x = Concat(ax, sliceAxis(x, ax, R(d-w.Low, d)), x, sliceAxis(x, ax, R(0, w.High)))
 		case op == "PadWrap":
 			x = periodic(x, ax, x, d, w)
+		case w.Low < d && w.High < d:
+			// Reflect within one period: x[L:0:-1], x, x[d-2:d-2-H:-1].
+			hi := Range{Start: d - 2, Stop: d - 2 - w.High, Step: -1}
+			if hi.Stop < 0 {
+				hi.Stop = End // through index 0 (a stop of -1 would count from the end)
+			}
+			x = Concat(ax, sliceAxis(x, ax, Range{Start: w.Low, Stop: 0, Step: -1}), x, sliceAxis(x, ax, hi))
 		default: // reflect, d >= 2: one period is x and x reversed without its ends
 			u := x
 			if d > 2 {

@@ -286,6 +286,18 @@ func prepareRepeat(n *graph.Node) (*kernel, error) {
 		return prepareCopy(n)
 	}
 	s := segmentsOf(n, n.Input(0).Shape())
+	if s.inner == 1 { // single elements: typed moves, not copy calls
+		switch n.DType().Size() {
+		case 1:
+			return repeatElems[uint8](s), nil
+		case 2:
+			return repeatElems[uint16](s), nil
+		case 4:
+			return repeatElems[uint32](s), nil
+		case 8:
+			return repeatElems[uint64](s), nil
+		}
+	}
 	row := s.inner * n.DType().Size() // bytes of one inner block
 	rows := max(1, grainElems/s.inner)
 	return &kernel{bind: func(a *args) func() {
@@ -299,6 +311,25 @@ func prepareRepeat(n *graph.Node) (*kernel, error) {
 		})
 		return func() { l.Run(s.outer*s.long, rows, max(1, stepElems/s.inner)) }
 	}}, nil
+}
+
+// repeatElems is Repeat along the last axis (inner blocks of one
+// element): each result element reads its source.
+func repeatElems[T uint8 | uint16 | uint32 | uint64](s *segments) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			o, j := lo/s.long, lo%s.long
+			base := o * s.short
+			for u := lo; u < hi; u++ {
+				dst[u] = src[base+s.src[j]]
+				if j++; j == s.long {
+					j, base = 0, base+s.short
+				}
+			}
+		})
+		return func() { l.Run(s.outer*s.long, grainElems, stepElems) }
+	}}
 }
 
 // prepareSegmentSum sums, for every (outer row, short position), the

@@ -124,6 +124,8 @@ func creationMovementCases() []Case {
 		{"MoveAxis", tensor.Shape{2, 3, 4}, func(x *graph.Node) *graph.Node { return ops.MoveAxis(x, 2, 0) }, false},
 		{"Diagonal", tensor.Shape{3, 4, 5}, func(x *graph.Node) *graph.Node { return ops.Diagonal(x, -1, 2, 0) }, false},
 		{"PadReflect", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadReflect(x, pw(4, 2), pw(1, 6)) }, false},
+		{"PadReflect/narrow", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadReflect(x, pw(2, 1), pw(0, 3)) }, false},
+		{"PadWrap/narrow", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadWrap(x, pw(3, 1), pw(4, 2)) }, false},
 		{"PadEdge", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadEdge(x, pw(0, 2), pw(3, 1)) }, false},
 		{"PadWrap", tensor.Shape{3, 4}, func(x *graph.Node) *graph.Node { return ops.PadWrap(x, pw(5, 1), pw(2, 9)) }, false},
 		{"Repeat/large-axis0", tensor.Shape{300, 200}, func(x *graph.Node) *graph.Node { return ops.Repeat(x, counts(300), 0) }, false},
