@@ -47,10 +47,15 @@ func tileAxis(x *graph.Node, axis, c int) *graph.Node {
 	return Reshape(BroadcastTo(Reshape(x, in...), to...), out...)
 }
 
+// maxParts bounds the number of parts a split makes beyond the axis
+// length (empty parts), so that a huge count is an error, not an
+// allocation that ends the process.
+const maxParts = 1 << 16
+
 // failN is n copies of the invalid node bad (at least one), the result
 // of a failed builder that returns several nodes.
 func failN(bad *graph.Node, n int) []*graph.Node {
-	out := make([]*graph.Node, max(n, 1))
+	out := make([]*graph.Node, min(max(n, 1), maxParts))
 	for i := range out {
 		out[i] = bad
 	}
@@ -108,7 +113,8 @@ func Split(x *graph.Node, sections, axis int) []*graph.Node {
 // ArraySplit divides x along axis into sections parts, as
 // numpy.array_split(x, sections, axis): for an axis of length d the first
 // d % sections parts have d/sections + 1 elements and the rest
-// d/sections (some are empty when sections > d).
+// d/sections (some are empty when sections > d; at most max(d, 65536)
+// sections).
 func ArraySplit(x *graph.Node, sections, axis int) []*graph.Node {
 	return split("ArraySplit", x, sections, axis, false)
 }
@@ -124,6 +130,9 @@ func split(op string, x *graph.Node, sections, axis int, equal bool) []*graph.No
 	d := x.Shape()[ax]
 	if sections < 1 {
 		return failN(fail(graph.ErrInvalid, op, []*graph.Node{x}, "sections %d is not positive", sections), sections)
+	}
+	if sections > max(d, maxParts) {
+		return failN(fail(graph.ErrInvalid, op, []*graph.Node{x}, "%d sections for axis %d of length %d: at most max(length, %d)", sections, ax, d, maxParts), sections)
 	}
 	if equal && d%sections != 0 {
 		return failN(fail(graph.ErrShape, op, []*graph.Node{x}, "axis %d of length %d does not divide into %d equal sections (ArraySplit allows unequal ones)", ax, d, sections), sections)

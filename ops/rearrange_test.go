@@ -177,6 +177,7 @@ func TestCreationAndMovementErrors(t *testing.T) {
 		{"stack-axis", "axis 3 is out of range", graph.ErrShape, func(g *graph.Graph) { ops.Stack(3, g.Input("a", tensor.Float32, 2)) }},
 		{"split-unequal", "does not divide into 3 equal sections", graph.ErrShape, func(g *graph.Graph) { ops.Split(g.Input("a", tensor.Float32, 5), 3, 0) }},
 		{"split-zero", "sections 0 is not positive", graph.ErrInvalid, func(g *graph.Graph) { ops.ArraySplit(g.Input("a", tensor.Float32, 5), 0, 0) }},
+		{"split-huge", "1099511627776 sections for axis 0 of length 5", graph.ErrInvalid, func(g *graph.Graph) { ops.ArraySplit(g.Input("a", tensor.Float32, 5), 1<<40, 0) }},
 		{"unstack-axis", "Unstack(f32[5])", graph.ErrShape, func(g *graph.Graph) { ops.Unstack(g.Input("a", tensor.Float32, 5), 1) }},
 		{"flip-axis", "Flip(f32[2,3]): axis 2 is out of range", graph.ErrShape, func(g *graph.Graph) { ops.Flip(g.Input("a", tensor.Float32, 2, 3), 2) }},
 		{"slice-neg-oob", "out of bounds", graph.ErrShape, func(g *graph.Graph) { ops.Slice(g.Input("a", tensor.Float32, 4), ops.RS(1, 3, -1)) }},
