@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	_ "github.com/loomgraph/loom/ops" // registers the ops
 	"github.com/loomgraph/loom/tensor"
@@ -54,7 +55,14 @@ func admitted(d *opdef.Def) string {
 		if d.Arity == 3 { // Where: a bool condition
 			in[0] = tensor.Bool
 		}
-		if _, err := d.DType(in, nil); err == nil {
+		if d.Name == "Repeat" || d.Name == "SegmentSum" { // their offsets are i64
+			in[1] = tensor.Int64
+		}
+		var attr graph.Attr
+		if d.Name == "Iota" { // no operands: the attribute names the dtype
+			in, attr = nil, opdef.IotaAttr{DType: dt, Shape: tensor.Shape{1}}
+		}
+		if _, err := d.DType(in, attr); err == nil {
 			names = append(names, dt.Short())
 		}
 	}

@@ -77,9 +77,10 @@ func TestBuildErrors(t *testing.T) {
 		{"slice-reversed", func(g *graph.Graph) *graph.Node {
 			return ops.Slice(g.Input("a", tensor.Float32, 4), ops.R(3, 1))
 		}, graph.ErrShape, []string{"axis 0: range 3:1:1 is out of bounds for length 4"}},
-		{"slice-negative-step", func(g *graph.Graph) *graph.Node {
-			return ops.Slice(g.Input("a", tensor.Float32, 4), ops.RS(3, 0, -1))
-		}, graph.ErrShape, []string{"step -1 is negative"}},
+		{"slice-negative-step-up", func(g *graph.Graph) *graph.Node {
+			// A negative step walks down: its stop may not lie above its start.
+			return ops.Slice(g.Input("a", tensor.Float32, 4), ops.RS(0, 3, -1))
+		}, graph.ErrShape, []string{"axis 0: range 0:3:-1 is out of bounds for length 4", "-1 <= stop <= start < length"}},
 		{"slice-too-many", func(g *graph.Graph) *graph.Node {
 			return ops.Slice(g.Input("a", tensor.Float32, 4), ops.All, ops.All)
 		}, graph.ErrShape, []string{"2 ranges for rank 1"}},
@@ -197,8 +198,17 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"Concat":      func(xs ...*graph.Node) *graph.Node { return ops.Concat(0, xs...) },
 	"Slice":       func(xs ...*graph.Node) *graph.Node { return ops.Slice(xs[0], ops.R(0, 1)) },
 	"Pad":         func(xs ...*graph.Node) *graph.Node { return ops.Pad(xs[0], ops.PadWidth{Low: 1}) },
-	"Softmax":     func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
-	"LogSoftmax":  func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
+	// Repeat and SegmentSum build their second operand (the offsets)
+	// themselves; the primitives take it from Apply.
+	"Repeat": func(xs ...*graph.Node) *graph.Node {
+		return ops.Apply(ops.OpRepeat, opdef.RepeatAttr{Counts: []int{1, 2}}, xs...)
+	},
+	"SegmentSum": func(xs ...*graph.Node) *graph.Node {
+		return ops.Apply(ops.OpSegmentSum, opdef.RepeatAttr{Counts: []int{1, 1}}, xs...)
+	},
+	"Iota":       func(xs ...*graph.Node) *graph.Node { return ops.Iota(nil, tensor.Int64, 0, 3) }, // no operands: a nil graph
+	"Softmax":    func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
+	"LogSoftmax": func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
 	"CustomGrad": func(xs ...*graph.Node) *graph.Node {
 		return ops.CustomGradient("c", xs[0], xs[1:], func(dy *graph.Node) []*graph.Node { return []*graph.Node{dy} })
 	},
@@ -238,6 +248,27 @@ var composites = map[string]struct {
 	"Clip":                      {3, func(xs ...*graph.Node) *graph.Node { return ops.Clip(xs[0], xs[1], xs[2]) }},
 	"LeakyRelu":                 {1, func(xs ...*graph.Node) *graph.Node { return ops.LeakyRelu(xs[0], 0.01) }},
 	"Elu":                       {1, func(xs ...*graph.Node) *graph.Node { return ops.Elu(xs[0], 1) }},
+	"Repeat-builder":            {1, func(xs ...*graph.Node) *graph.Node { return ops.Repeat(xs[0], []int{1, 2}, 0) }},
+	"SegmentSum-builder":        {1, func(xs ...*graph.Node) *graph.Node { return ops.SegmentSum(xs[0], []int{1, 1}, 0) }},
+	"Tril":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Tril(xs[0], 0) }},
+	"Triu":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Triu(xs[0], 0) }},
+	"Stack":                     {2, func(xs ...*graph.Node) *graph.Node { return ops.Stack(0, xs...) }},
+	"Split":                     {1, func(xs ...*graph.Node) *graph.Node { return ops.Split(xs[0], 2, 0)[1] }},
+	"ArraySplit":                {1, func(xs ...*graph.Node) *graph.Node { return ops.ArraySplit(xs[0], 2, 0)[1] }},
+	"SplitAt":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.SplitAt(xs[0], []int{1}, 0)[1] }},
+	"Unstack":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.Unstack(xs[0], 0)[0] }},
+	"Flip":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Flip(xs[0]) }},
+	"Roll":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Roll(xs[0], 1) }},
+	"RollAxes":                  {1, func(xs ...*graph.Node) *graph.Node { return ops.RollAxes(xs[0], []int{1}, []int{0}) }},
+	"Tile":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Tile(xs[0], 2) }},
+	"MoveAxis":                  {1, func(xs ...*graph.Node) *graph.Node { return ops.MoveAxis(xs[0], 0, -1) }},
+	"MoveAxes":                  {1, func(xs ...*graph.Node) *graph.Node { return ops.MoveAxes(xs[0], []int{0}, []int{-1}) }},
+	"Diagonal":                  {1, func(xs ...*graph.Node) *graph.Node { return ops.Diagonal(xs[0], 0, 0, 1) }},
+	"Trace":                     {1, func(xs ...*graph.Node) *graph.Node { return ops.Trace(xs[0], 0, 0, 1) }},
+	"PadConstant":               {1, func(xs ...*graph.Node) *graph.Node { return ops.PadConstant(xs[0], 1, ops.PadWidth{Low: 1}) }},
+	"PadReflect":                {1, func(xs ...*graph.Node) *graph.Node { return ops.PadReflect(xs[0], ops.PadWidth{Low: 1}) }},
+	"PadEdge":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadEdge(xs[0], ops.PadWidth{Low: 1}) }},
+	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {

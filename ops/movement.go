@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -88,7 +89,7 @@ func init() {
 			}
 			return out
 		})
-	OpSlice = move("Slice", "x[start:stop:step] along each axis", 1, shSlice,
+	OpSlice = move("Slice", "x[start:stop:step] along each axis (a negative step walks down, as in Python)", 1, shSlice,
 		func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			rs := n.Attr().(opdef.SliceAttr).Ranges
 			src := make([]int, len(rs))
@@ -107,11 +108,20 @@ func init() {
 				}
 				rs := n.Attr().(opdef.SliceAttr).Ranges
 				ws := make([]PadWidth, len(rs))
+				flip := make([]Range, len(rs))
 				for i, r := range rs {
 					last := r.Start + (n.Shape()[i]-1)*r.Step
+					flip[i] = All
+					if r.Step < 0 {
+						// The elements were read from start down to last:
+						// reversed, they are the positive-step slice
+						// last:start+1:-step.
+						flip[i] = Range{Start: -1, Stop: End, Step: -1}
+						r.Start, last, r.Step = last, r.Start, -r.Step
+					}
 					ws[i] = PadWidth{Low: r.Start, High: x.Shape()[i] - 1 - last, Interior: r.Step - 1}
 				}
-				return Pad(g, ws...)
+				return Pad(Slice(g, flip...), ws...)
 			})
 		})
 	OpPad = move("Pad", "x surrounded by zeros (and with zeros between elements)", 1, shPad,
@@ -390,6 +400,10 @@ func shSlice(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	}
 	out := make(tensor.Shape, len(s))
 	for i, r := range a.Ranges {
+		if r.Step < 0 && r.Step != math.MinInt && -1 <= r.Stop && r.Stop <= r.Start && r.Start < s[i] {
+			out[i] = sliceLen(r.Stop, r.Start, -r.Step)
+			continue
+		}
 		if r.Step < 1 || r.Start < 0 || r.Start > r.Stop || r.Stop > s[i] {
 			return nil, shapeErr("range %d:%d:%d is not normalised for axis %d of length %d", r.Start, r.Stop, r.Step, i, s[i])
 		}
@@ -410,9 +424,14 @@ func sliceLen(start, stop, step int) int {
 }
 
 // Slice selects x[start:stop:step] along each axis, one Range per leading
-// axis (axes without a Range are kept whole). Indices out of bounds are an
-// error, not clamped: 0 <= start <= stop <= length after resolving
-// negative indices. Steps must be positive.
+// axis (axes without a Range are kept whole), as Python and NumPy basic
+// slicing do. Indices out of bounds are an error, not clamped (a
+// deliberate difference from NumPy, which clamps): after resolving
+// negative indices, 0 <= start <= stop <= length for a positive step.
+// A negative step walks down from start (included) to stop (excluded), as
+// x[start:stop:-k] does: then -1 <= stop <= start < length after
+// resolving, and End as the stop means "through index 0" (NumPy's omitted
+// stop), so RS(-1, End, -1) reverses an axis (see Flip).
 func Slice(x *graph.Node, ranges ...Range) *graph.Node {
 	if _, bad := graph.Operands("Slice", x); bad != nil {
 		return bad
@@ -432,7 +451,25 @@ func Slice(x *graph.Node, ranges ...Range) *graph.Node {
 			r.Step = 1
 		}
 		if r.Step < 0 {
-			return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: step %d is negative; only positive steps are supported", i, r.Step)
+			if r.Step == math.MinInt {
+				return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: step %d has no positive counterpart", i, r.Step)
+			}
+			start, stop := r.Start, r.Stop
+			if start < 0 {
+				start += d
+			}
+			switch {
+			case stop == End:
+				stop = -1
+			case stop < 0:
+				stop += d
+			}
+			if start >= d || stop < -1 || stop > start {
+				return fail(graph.ErrShape, "Slice", []*graph.Node{x}, "axis %d: range %s is out of bounds for length %d (a negative step needs -1 <= stop <= start < length after resolving negative indices)", i, fmtRange(r), d)
+			}
+			norm[i] = Range{Start: start, Stop: stop, Step: r.Step}
+			identity = identity && d <= 1 && stop == start-d
+			continue
 		}
 		start, stop := r.Start, r.Stop
 		if start < 0 {

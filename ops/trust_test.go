@@ -552,6 +552,8 @@ func hostileAttrs() []graph.Attr {
 		opdef.SliceAttr{}, opdef.SliceAttr{Ranges: []ops.Range{{Start: -1, Stop: 1, Step: 1}, {Start: 0, Stop: 1, Step: 1}}}, opdef.SliceAttr{Ranges: []ops.Range{{Start: 0, Stop: 9, Step: 1}, {Start: 0, Stop: 1, Step: 0}}},
 		opdef.SliceAttr{Ranges: []ops.Range{{Start: 0, Stop: 2, Step: math.MaxInt}, {Start: 0, Stop: 2, Step: math.MinInt}}},
 		opdef.PadAttr{}, opdef.PadAttr{Widths: []ops.PadWidth{{Low: -1}, {}}}, opdef.PadAttr{Widths: []ops.PadWidth{{Low: math.MaxInt}, {High: math.MaxInt}}},
+		opdef.RepeatAttr{}, opdef.RepeatAttr{Axis: -1, Counts: []int{1, 1}}, opdef.RepeatAttr{Counts: []int{-1, 3}}, opdef.RepeatAttr{Counts: []int{math.MaxInt, math.MaxInt}},
+		opdef.RepeatAttr{Axis: 1, Counts: []int{1, 1}}, opdef.RepeatAttr{Counts: []int{2, 0}},
 		opdef.MatMulAttr{TransA: true}, opdef.CustomAttr{}, opdef.CustomAttr{Rule: func(dy *graph.Node) []*graph.Node { return nil }},
 		(*opdef.FusedAttr)(nil), &opdef.FusedAttr{},
 		f(opdef.FusedOp{Op: ops.OpAdd, DType: f32}),                                          // too few arguments (panicked)

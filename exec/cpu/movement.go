@@ -250,3 +250,172 @@ func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *ker
 func prepareCopy(n *graph.Node) (*kernel, error) {
 	return &kernel{bind: copyLoop}, nil
 }
+
+// segments describes Repeat and SegmentSum along one axis: outer rows
+// before it, inner elements after it, the long axis (the counts' sum) and
+// the short one (one position per count), and for each long position the
+// count it belongs to. The offsets operand (In(1)) is not read: the
+// counts are in the attribute.
+type segments struct {
+	outer, inner, long, short int
+	src                       []int
+}
+
+func segmentsOf(n *graph.Node, x tensor.Shape) *segments {
+	a := n.Attr().(opdef.RepeatAttr)
+	s := &segments{outer: 1, inner: 1, short: len(a.Counts)}
+	for _, d := range x[:a.Axis] {
+		s.outer *= d
+	}
+	for _, d := range x[a.Axis+1:] {
+		s.inner *= d
+	}
+	for i, c := range a.Counts {
+		for range c {
+			s.src = append(s.src, i)
+		}
+	}
+	s.long = len(s.src)
+	return s
+}
+
+// prepareRepeat copies, for every (outer row, long position), the inner
+// block of the short position it repeats.
+func prepareRepeat(n *graph.Node) (*kernel, error) {
+	if n.Shape().Size() == 0 {
+		return prepareCopy(n)
+	}
+	s := segmentsOf(n, n.Input(0).Shape())
+	if s.inner == 1 { // single elements: typed moves, not copy calls
+		switch n.DType().Size() {
+		case 1:
+			return repeatElems[uint8](s), nil
+		case 2:
+			return repeatElems[uint16](s), nil
+		case 4:
+			return repeatElems[uint32](s), nil
+		case 8:
+			return repeatElems[uint64](s), nil
+		}
+	}
+	row := s.inner * n.DType().Size() // bytes of one inner block
+	rows := max(1, grainElems/s.inner)
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := a.In(0), a.Out()
+			for u := lo; u < hi; u++ {
+				o, j := u/s.long, u%s.long
+				from := (o*s.short + s.src[j]) * row
+				copy(dst[u*row:(u+1)*row], src[from:from+row])
+			}
+		})
+		return func() { l.Run(s.outer*s.long, rows, max(1, stepElems/s.inner)) }
+	}}, nil
+}
+
+// repeatElems is Repeat along the last axis (inner blocks of one
+// element): each result element reads its source.
+func repeatElems[T uint8 | uint16 | uint32 | uint64](s *segments) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			o, j := lo/s.long, lo%s.long
+			base := o * s.short
+			for u := lo; u < hi; u++ {
+				dst[u] = src[base+s.src[j]]
+				if j++; j == s.long {
+					j, base = 0, base+s.short
+				}
+			}
+		})
+		return func() { l.Run(s.outer*s.long, grainElems, stepElems) }
+	}}
+}
+
+// prepareSegmentSum sums, for every (outer row, short position), the
+// inner blocks of its run of long positions, in order, in float64 for
+// the float types and int64 (wrapping) for the integers.
+func prepareSegmentSum(n *graph.Node) (*kernel, error) {
+	if n.Shape().Size() == 0 {
+		return prepareCopy(n)
+	}
+	s := segmentsOf(n, n.Shape())
+	off := make([]int, s.short+1)
+	a := n.Attr().(opdef.RepeatAttr)
+	for i, c := range a.Counts {
+		off[i+1] = off[i] + c
+	}
+	switch n.DType() {
+	case tensor.Float32:
+		return segmentSumKernel[float32, float64](s, off), nil
+	case tensor.Float64:
+		return segmentSumKernel[float64, float64](s, off), nil
+	case tensor.Int32:
+		return segmentSumKernel[int32, int64](s, off), nil
+	case tensor.Int64:
+		return segmentSumKernel[int64, int64](s, off), nil
+	case tensor.Int8:
+		return segmentSumKernel[int8, int64](s, off), nil
+	case tensor.Int16:
+		return segmentSumKernel[int16, int64](s, off), nil
+	case tensor.Uint8:
+		return segmentSumKernel[uint8, int64](s, off), nil
+	}
+	return nil, fmt.Errorf("no SegmentSum kernel for %v", n.DType())
+}
+
+func segmentSumKernel[T elem | int8 | int16, W wide](s *segments, off []int) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			src, dst := as[T](a.In(0)), as[T](a.Out())
+			for u := lo; u < hi; u++ {
+				o, i := u/s.short, u%s.short
+				base := o * s.long * s.inner
+				for k := 0; k < s.inner; k++ {
+					var acc W
+					for j := off[i]; j < off[i+1]; j++ {
+						acc += W(src[base+j*s.inner+k])
+					}
+					dst[u*s.inner+k] = T(acc)
+				}
+			}
+		})
+		cost := s.inner * (s.long/s.short + 1) // elements read per result block
+		return func() { l.Run(s.outer*s.short, max(1, grainElems/cost), max(1, stepElems/cost)) }
+	}}
+}
+
+// prepareIota writes each element's index along the attribute's axis:
+// (p / stride) % length for row-major position p.
+func prepareIota(n *graph.Node) (*kernel, error) {
+	a := n.Attr().(opdef.IotaAttr)
+	stride := 1
+	for _, d := range n.Shape()[a.Axis+1:] {
+		stride *= d
+	}
+	length := n.Shape()[a.Axis]
+	switch n.DType() {
+	case tensor.Int32:
+		return iotaKernel[int32](n.Shape().Size(), stride, length), nil
+	case tensor.Int64:
+		return iotaKernel[int64](n.Shape().Size(), stride, length), nil
+	}
+	return nil, fmt.Errorf("no Iota kernel for %v", n.DType())
+}
+
+func iotaKernel[T int32 | int64](size, stride, length int) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			dst := as[T](a.Out())
+			for p := lo; p < hi; {
+				// A run of stride equal values, then the next index.
+				v := (p / stride) % length
+				end := min(hi, (p/stride+1)*stride)
+				for ; p < end; p++ {
+					dst[p] = T(v)
+				}
+			}
+		})
+		return func() { l.Run(size, grainElems, stepElems) }
+	}}
+}

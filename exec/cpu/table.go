@@ -82,6 +82,9 @@ func init() {
 		ops.OpSlice:       kernelOf(prepareSlice),
 		ops.OpConcat:      kernelOf(prepareConcat),
 		ops.OpPad:         kernelOf(preparePad),
+		ops.OpRepeat:      kernelOf(prepareRepeat),
+		ops.OpSegmentSum:  kernelOf(prepareSegmentSum),
+		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
 		ops.OpMatMul:     kernelOf(prepareMatMul),

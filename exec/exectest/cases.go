@@ -71,6 +71,7 @@ func Cases() []Case {
 	cs = append(cs, matmulCases()...)
 	cs = append(cs, reduceCases()...)
 	cs = append(cs, movementCases()...)
+	cs = append(cs, creationMovementCases()...)
 	cs = append(cs, softmaxCases()...)
 	return cs
 }

@@ -135,6 +135,9 @@ func admits(d *opdef.Def, dt tensor.DType) bool {
 	if d.Op == ops.OpWhere {
 		in[0] = tensor.Bool
 	}
+	if d.Op == ops.OpRepeat || d.Op == ops.OpSegmentSum { // their offsets are i64
+		in[1] = tensor.Int64
+	}
 	var attr graph.Attr
 	if d.Op == ops.OpCast {
 		attr = opdef.CastAttr{To: tensor.Float32}

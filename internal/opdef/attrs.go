@@ -55,11 +55,50 @@ func (a CastAttr) String() string { return "to=" + a.To.Short() }
 // Range selects indices Start, Start+Step, ... below Stop along one axis.
 // Negative Start and Stop count from the end (-1 is the last index); Stop
 // may be End for "through the last index"; a zero Step means 1. After
-// normalisation 0 <= Start <= Stop <= dim and Step >= 1.
+// normalisation 0 <= Start <= Stop <= dim and Step >= 1, or, for a
+// negative Step (walking down from Start to Stop, Stop excluded),
+// -1 <= Stop <= Start < dim.
 type Range struct{ Start, Stop, Step int }
 
 // End as a Range's Stop means the axis length.
 const End = int(^uint(0) >> 1)
+
+// IotaAttr is the attribute of Iota, which has no operands: the result's
+// dtype and shape, and the axis whose index each element holds.
+type IotaAttr struct {
+	DType tensor.DType
+	Shape tensor.Shape
+	Axis  int
+}
+
+func (a IotaAttr) String() string {
+	return fmt.Sprintf("%s axis=%d", tensor.TypeString(a.DType, a.Shape), a.Axis)
+}
+
+// EqualAttr compares by value.
+func (a IotaAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(IotaAttr)
+	return ok && a.DType == c.DType && a.Axis == c.Axis && slices.Equal(a.Shape, c.Shape)
+}
+
+// RepeatAttr is the attribute of Repeat and SegmentSum: the axis and the
+// counts along it (Repeat: how many times each element of the operand
+// appears; SegmentSum: how many consecutive elements of the operand each
+// result element sums).
+type RepeatAttr struct {
+	Axis   int
+	Counts []int
+}
+
+func (a RepeatAttr) String() string {
+	return fmt.Sprintf("axis=%d counts=%s", a.Axis, IntList(a.Counts))
+}
+
+// EqualAttr compares by value.
+func (a RepeatAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(RepeatAttr)
+	return ok && a.Axis == c.Axis && slices.Equal(a.Counts, c.Counts)
+}
 
 // SliceAttr is the attribute of Slice: one normalised Range per axis.
 type SliceAttr struct{ Ranges []Range }
@@ -170,6 +209,12 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 		return a
 	case PadAttr:
 		a.Widths = slices.Clone(a.Widths)
+		return a
+	case RepeatAttr:
+		a.Counts = slices.Clone(a.Counts)
+		return a
+	case IotaAttr:
+		a.Shape = a.Shape.Clone()
 		return a
 	case *FusedAttr:
 		if a == nil {

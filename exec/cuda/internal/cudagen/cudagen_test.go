@@ -364,6 +364,16 @@ func supportNodes(t *testing.T) []*graph.Node {
 					ns = append(ns, ops.Apply(d.Op, opdef.SliceAttr{Ranges: []ops.Range{ops.R(0, 2), ops.RS(1, 3, 2)}}, x))
 				case ops.OpPad:
 					ns = append(ns, ops.Apply(d.Op, opdef.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
+				case ops.OpIota:
+					ns = append(ns, ops.Iota(g, dt, 1, 2, 3))
+				case ops.OpRepeat, ops.OpSegmentSum:
+					off, _ := tensor.New([]int64{0, 2, 2, 3}, 4) // counts 2, 0, 1
+					counts := []int{2, 0, 1}
+					if d.Op == ops.OpSegmentSum {
+						off, _ = tensor.New([]int64{0, 1, 3}, 3) // counts 1, 2
+						counts = []int{1, 2}
+					}
+					ns = append(ns, ops.Apply(d.Op, opdef.RepeatAttr{Axis: 1, Counts: counts}, x, g.Const(off)))
 				case ops.OpCustomGrad:
 					ns = append(ns, ops.Apply(d.Op, opdef.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
 				default:

@@ -281,3 +281,112 @@ func (g *gen) pad(n *graph.Node) {
 	b := int64(g.t.block())
 	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: Out})
 }
+
+// segmentDims are the sizes of Repeat and SegmentSum: outer rows before
+// the axis, inner elements after it, the long axis (the counts' sum) and
+// the short one (one position per count).
+func segmentDims(n *graph.Node) (outer, inner, long, short int64) {
+	a := n.Attr().(opdef.RepeatAttr)
+	s := n.Input(0).Shape()
+	outer, inner = 1, 1
+	for _, d := range s[:a.Axis] {
+		outer *= int64(d)
+	}
+	for _, d := range s[a.Axis+1:] {
+		inner *= int64(d)
+	}
+	short = int64(len(a.Counts))
+	for _, c := range a.Counts {
+		long += int64(c)
+	}
+	return outer, inner, long, short
+}
+
+// repeat launches Repeat as a gather: result position j along the axis
+// reads the element of the count whose run holds j, found by a binary
+// search of the offsets (operand 1, short+1 int64 running sums; any
+// values give an index in range).
+func (g *gen) repeat(n *graph.Node) {
+	_, inner, long, short := segmentDims(n)
+	size := int64(n.Shape().Size())
+	ct := bitsType(n.DType())
+	var c code
+	c.gridStride("i", size)
+	c.line("const long long k = i %% %s;", ll(inner))
+	c.line("const long long u = i / %s;", ll(inner))
+	c.line("const long long j = u %% %s;", ll(long))
+	c.line("const long long o = u / %s;", ll(long))
+	c.line("long long lo = 0, hi = %s;", ll(short))
+	c.line("while (hi - lo > 1) {")
+	c.line("const long long mid = lo + (hi - lo) / 2;")
+	c.line("if (in1[mid] <= j) lo = mid; else hi = mid;")
+	c.line("}")
+	c.line("out[i] = in0[(o * %s + lo) * %s + k];", ll(short), ll(inner))
+	c.line("}")
+	fn := g.function("repeat", "const "+ct+"* __restrict__ in0, const long long* __restrict__ in1, "+ct+"* __restrict__ out", c.String())
+	b := int64(g.t.block())
+	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
+}
+
+// segmentSum launches SegmentSum: each result element adds its run of
+// the operand (the offsets, clamped to the axis, bound it) in order, in
+// double for the float types and in wrapping 64-bit integers for the
+// integers.
+func (g *gen) segmentSum(n *graph.Node) {
+	_, inner, long, short := segmentDims(n)
+	size := int64(n.Shape().Size())
+	ct := segmentTypes[n.DType()]
+	acc, conv, back := "double", "(double)", "("+ct+")acc"
+	if n.DType().IsInt() {
+		acc, conv, back = "unsigned long long", "(unsigned long long)(long long)", "("+ct+")(long long)acc"
+	}
+	var c code
+	c.gridStride("i", size)
+	c.line("const long long k = i %% %s;", ll(inner))
+	c.line("const long long u = i / %s;", ll(inner))
+	c.line("const long long s = u %% %s;", ll(short))
+	c.line("const long long o = u / %s;", ll(short))
+	c.line("const long long a = min(max(in1[s], 0LL), %s);", ll(long))
+	c.line("const long long b = min(max(in1[s + 1], a), %s);", ll(long))
+	c.line("%s acc = 0;", acc)
+	c.line("for (long long j = a; j < b; j++) acc += %sin0[(o * %s + j) * %s + k];", conv, ll(long), ll(inner))
+	c.line("out[i] = %s;", back)
+	c.line("}")
+	fn := g.function("segsum", "const "+ct+"* __restrict__ in0, const long long* __restrict__ in1, "+ct+"* __restrict__ out", c.String())
+	b := int64(g.t.block())
+	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
+}
+
+// segmentTypes are the C types SegmentSum adds in (the integers through
+// 64-bit wrapping sums).
+var segmentTypes = map[tensor.DType]string{
+	tensor.Float32: "float", tensor.Float64: "double",
+	tensor.Int8: "signed char", tensor.Int16: "short", tensor.Int32: "int", tensor.Int64: "long long", tensor.Uint8: "unsigned char",
+}
+
+// checkSegmentSum admits the dtypes SegmentSum has arithmetic for.
+func checkSegmentSum(n *graph.Node) error {
+	if segmentTypes[n.DType()] == "" {
+		return fmt.Errorf("no SegmentSum for %v", n.DType())
+	}
+	return nil
+}
+
+// iota launches Iota: element i holds (i / stride) % length, its index
+// along the attribute's axis. It has no operands.
+func (g *gen) iota(n *graph.Node) {
+	a := n.Attr().(opdef.IotaAttr)
+	stride := int64(1)
+	for _, d := range n.Shape()[a.Axis+1:] {
+		stride *= int64(d)
+	}
+	size := int64(n.Shape().Size())
+	ct := cType(n.DType())
+	var c code
+	c.gridStride("i", size)
+	c.line("out[i] = (%s)((i / %s) %% %s);", ct, ll(stride), ll(int64(n.Shape()[a.Axis])))
+	c.line("}")
+	fn := g.function("iota", ct+"* __restrict__ out", c.String())
+	b := int64(g.t.block())
+	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Out})
+}

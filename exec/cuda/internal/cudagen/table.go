@@ -86,6 +86,14 @@ func rows() []row {
 		{ops.OpSlice, move((*gen).slice)},
 		{ops.OpConcat, move((*gen).concat)},
 		{ops.OpPad, move((*gen).pad)},
+		{ops.OpRepeat, move((*gen).repeat)},
+		{ops.OpIota, move((*gen).iota)},
+		{ops.OpSegmentSum, entry{check: checkSegmentSum, gen: func(g *gen, n *graph.Node) error {
+			if n.Shape().Size() > 0 {
+				g.segmentSum(n)
+			}
+			return nil
+		}}},
 
 		// Softmax along an axis (softmax.go).
 		{ops.OpSoftmax, normalise(false)},
