@@ -18,7 +18,8 @@ const (
 )
 
 // classify is the entry of a classification: floats tested element by
-// element, integers (never NaN nor infinite) a constant result.
+// element, integers (never NaN nor infinite) a constant result, for the
+// integer dtypes that have kernels (elemTypes).
 func classify(c floatClass) entry {
 	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
 		if out != tensor.Bool || len(st) != 1 {
@@ -29,7 +30,7 @@ func classify(c floatClass) entry {
 			return classMicro[float32](c), nil
 		case in[0] == tensor.Float64:
 			return classMicro[float64](c), nil
-		case in[0].IsInt():
+		case in[0].IsInt() && elemTypes[in[0]] != nil:
 			v := u8(c == isFinite)
 			return func(m int, d, _, _, _ unsafe.Pointer) {
 				out := view[uint8](d, m)

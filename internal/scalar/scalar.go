@@ -83,8 +83,13 @@ func FmodInt(x, y int64) int64 {
 	return x % y
 }
 
-// Lgamma is log|Γ(x)| (math.Lgamma without the sign).
+// Lgamma is log|Γ(x)|: math.Lgamma without the sign, but +Inf at -Inf
+// as C's lgamma, Python's math.lgamma and SciPy's gammaln (Go's gives
+// -Inf).
 func Lgamma(x float64) float64 {
+	if math.IsInf(x, -1) {
+		return math.Inf(1)
+	}
 	v, _ := math.Lgamma(x)
 	return v
 }

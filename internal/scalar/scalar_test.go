@@ -55,6 +55,7 @@ func TestFunctions(t *testing.T) {
 		{"Lgamma", Lgamma, -2.5, -0.05624371649767457, "Python's math.lgamma(-2.5)"},
 		{"Lgamma", Lgamma, 5, math.Log(24), "Γ(5) = 4!"},
 		{"Lgamma", Lgamma, 0, inf, "a pole: +Inf"},
+		{"Lgamma", Lgamma, -inf, inf, "Python's math.lgamma(-inf) = inf (Go's math.Lgamma gives -Inf)"},
 		{"Softplus", Softplus, 0, math.Ln2, "log(1 + 1)"},
 		{"Softplus", Softplus, 1000, 1000, "no overflow: max(x,0) + log1p(e^-1000)"},
 		{"Softplus", Softplus, -40, 4.248354255291589e-18, "Python's math.log1p(math.exp(-40))"},
