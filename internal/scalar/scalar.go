@@ -166,10 +166,21 @@ func Silu(x float64) float64 { return x * Sigmoid(x) }
 func Gelu(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
 
 // GeluTanh is GELU's tanh approximation x/2·(1 + tanh(√(2/π)·(x +
-// 0.044715·x³))).
+// 0.044715·x³))), computed as x·sigmoid(u) with u = 2√(2/π)·(x +
+// 0.044715·x³) = x·(GeluC2 + GeluC2K·x²) (1 + tanh(u/2) = 2 sigmoid(u)):
+// where tanh is close to -1 the sum 1 + tanh cancels, and sigmoid keeps
+// its relative accuracy. exec/cpu's vector kernel and the CUDA prelude
+// compute u in the same order.
 func GeluTanh(x float64) float64 {
-	return 0.5 * x * (1 + math.Tanh(GeluC*(x+0.044715*x*x*x)))
+	return x * Sigmoid(x*(GeluC2+GeluC2K*(x*x)))
 }
+
+// GeluC2 and GeluC2K are 2√(2/π) and 2√(2/π)·0.044715, GeluTanh's
+// constants.
+var (
+	GeluC2  = 2 * GeluC
+	GeluC2K = 2 * GeluC * 0.044715
+)
 
 // IsFinite is neither NaN nor ±Inf.
 func IsFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

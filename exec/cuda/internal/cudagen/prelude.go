@@ -314,14 +314,15 @@ __device__ __forceinline__ float loom_trigamma_f32(float x) { return (float)loom
 __device__ __forceinline__ float loom_softplus_f32(float x) { return (x > 0.0f ? x : 0.0f) + log1pf(expf(-fabsf(x))); }
 __device__ __forceinline__ double loom_softplus_f64(double x) { return (x > 0.0 ? x : 0.0) + log1p(exp(-fabs(x))); }
 
-// Silu x·sigmoid(x); Gelu x/2·(1 + erf(x/√2)); GeluTanh x/2·(1 +
-// tanh(√(2/π)(x + 0.044715x³))).
+// Silu x·sigmoid(x); Gelu x/2·(1 + erf(x/√2)).
 __device__ __forceinline__ float loom_silu_f32(float x) { return x * loom_sigmoid_f32(x); }
 __device__ __forceinline__ double loom_silu_f64(double x) { return x * loom_sigmoid_f64(x); }
 __device__ __forceinline__ float loom_gelu_f32(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
 __device__ __forceinline__ double loom_gelu_f64(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752)); }
-__device__ __forceinline__ float loom_gelu_tanh_f32(float x) { return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))); }
-__device__ __forceinline__ double loom_gelu_tanh_f64(double x) { return 0.5 * x * (1.0 + tanh(0.79788456080286536 * (x + 0.044715 * x * x * x))); }
+// GeluTanh as x·sigmoid(u), u = 2√(2/π)(x + 0.044715x³) = x(c2 + c2k·x²)
+// (1 + tanh(u/2) = 2 sigmoid(u), without the cancellation of 1 + tanh).
+__device__ __forceinline__ float loom_gelu_tanh_f32(float x) { return x * loom_sigmoid_f32(x * (1.5957691216057308f + 0.07135481627260025f * (x * x))); }
+__device__ __forceinline__ double loom_gelu_tanh_f64(double x) { return x * loom_sigmoid_f64(x * (1.5957691216057308 + 0.07135481627260025 * (x * x))); }
 
 // Reductions: v replaces best when it is larger (smaller), or NaN while
 // best is not (so NaN propagates and the first NaN wins).
