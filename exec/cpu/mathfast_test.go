@@ -82,7 +82,27 @@ func TestFastKernelsAcross(t *testing.T) {
 	checkFast(t, "silu/f32", siluK[float32], scalar.Silu, 4)
 	checkFast(t, "silu/f64", siluK[float64], scalar.Silu, 4)
 	checkFast(t, "geluTanh/f32", geluTanh32, scalar.GeluTanh, 1)
-	checkFast(t, "geluTanh/f64", geluTanhK[float64], scalar.GeluTanh, 4)
+	checkFast(t, "geluTanh/f64", geluTanhK, scalar.GeluTanh, 4)
 	checkFast(t, "softplus/f32", softplusK[float32], scalar.Softplus, 4)
 	checkFast(t, "softplus/f64", softplusK[float64], scalar.Softplus, 4)
+}
+
+// TestFastKernelsAllocateNothing: the composed kernels take their
+// buffers from the pool, so a Run allocates nothing of its own (buffers
+// on the stack would escape through simd's function values).
+func TestFastKernelsAllocateNothing(t *testing.T) {
+	a32, d32 := make([]float32, 1000), make([]float32, 1000)
+	a64, d64 := make([]float64, 1000), make([]float64, 1000)
+	for name, f := range map[string]func(){
+		"silu/f32":     func() { siluK(d32, a32) },
+		"silu/f64":     func() { siluK(d64, a64) },
+		"geluTanh/f32": func() { geluTanh32(d32, a32) },
+		"geluTanh/f64": func() { geluTanhK(d64, a64) },
+		"softplus/f32": func() { softplusK(d32, a32) },
+		"softplus/f64": func() { softplusK(d64, a64) },
+	} {
+		if n := testing.AllocsPerRun(50, f); n != 0 {
+			t.Errorf("%s: %v allocations per call", name, n)
+		}
+	}
 }

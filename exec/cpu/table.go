@@ -98,7 +98,7 @@ func init() {
 		ops.OpTrigamma:   unary(scalar.Trigamma, nil),
 		ops.OpSoftplus:   unaryFast(scalar.Softplus, nil, both(softplusK[float32], softplusK[float64])),
 		ops.OpGelu:       unary(scalar.Gelu, nil),
-		ops.OpGeluTanh:   unaryFast(scalar.GeluTanh, nil, both(geluTanh32, geluTanhK[float64])),
+		ops.OpGeluTanh:   unaryFast(scalar.GeluTanh, nil, both(geluTanh32, geluTanhK)),
 		ops.OpSilu:       unaryFast(scalar.Silu, nil, both(siluK[float32], siluK[float64])),
 		ops.OpIsNaN:      classify(isNaN),
 		ops.OpIsInf:      classify(isInf),
