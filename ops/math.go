@@ -295,7 +295,9 @@ func Gelu(x *graph.Node) *graph.Node { return Apply(OpGelu, nil, x) }
 
 // GeluTanh returns GELU's tanh approximation x/2·(1 +
 // tanh(√(2/π)·(x + 0.044715·x³))) (torch.nn.functional.gelu with
-// approximate="tanh").
+// approximate="tanh"), computed as the equal x·sigmoid(2√(2/π)·(x +
+// 0.044715·x³)), which keeps its relative accuracy for negative x where
+// 1 + tanh cancels.
 func GeluTanh(x *graph.Node) *graph.Node { return Apply(OpGeluTanh, nil, x) }
 
 // Silu returns x·sigmoid(x), the swish activation
