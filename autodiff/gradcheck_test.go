@@ -86,6 +86,42 @@ var hand = map[string]handFunc{
 	"CustomGrad/not-the-derivative": elementwise(func(x float64) float64 { return x * x }, math.Cos),
 	// sign(x), 1
 	"CustomGrad/straight-through": elementwise(sign, func(float64) float64 { return 1 }),
+	// At a bound the gradient goes to x, as torch.clamp's: x = [-1, 1,
+	// 0.5, -3, 3] in [-1, 1] gives dx = w for the first three, and the
+	// bounds get the weights of the elements beyond them.
+	"Clip/at-bounds": func(x [][]float64, w []float64) ([]float64, [][]float64) {
+		lo, hi := x[1][0], x[2][0]
+		f, dx, dlo, dhi := make([]float64, 5), make([]float64, 5), []float64{0}, []float64{0}
+		for k, v := range x[0] {
+			switch {
+			case v < lo:
+				f[k], dlo[0] = lo, dlo[0]+w[k]
+			case v > hi:
+				f[k], dhi[0] = hi, dhi[0]+w[k]
+			default:
+				f[k], dx[k] = v, w[k]
+			}
+		}
+		return f, [][]float64{dx, dlo, dhi}
+	},
+	// The derivative at 0 is alpha, as PyTorch's (the x <= 0 branch).
+	"LeakyRelu/at-zero": elementwise(func(x float64) float64 { return math.Max(x, 0.1*x) }, func(x float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		return 0.1
+	}),
+	"Elu/at-zero": elementwise(func(x float64) float64 {
+		if x > 0 {
+			return x
+		}
+		return 1.5 * math.Expm1(x)
+	}, func(x float64) float64 {
+		if x > 0 {
+			return 1
+		}
+		return 1.5 * math.Exp(x)
+	}),
 	// a·b; 0 and 3w
 	"CustomGrad/nil-for-one": func(x [][]float64, w []float64) ([]float64, [][]float64) {
 		f, da, db := make([]float64, 4), make([]float64, 4), make([]float64, 4)
@@ -227,6 +263,21 @@ var gradCases = map[string][]gradCase{
 		{"last", op1(tensor.Shape{3, 4}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.LogSoftmax(x[0], -1) }},
 		{"first", op1(tensor.Shape{4, 2}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.LogSoftmax(x[0], 0) }},
 	},
+	// The composites of ops/math.go (no ops of their own), away from
+	// their kinks by finite differences and at them by hand (hand).
+	"Clip": {
+		{"scalar-bounds", []operand{fixed(tensor.Shape{6}, -1.7, -0.6, 0.3, 0.9, 1.4, 2.2), fixed(tensor.Shape{}, -1), fixed(tensor.Shape{}, 1)}, clip},
+		{"broadcast-bounds", []operand{{tensor.Shape{3, 4}, uniform(-2, 2)}, {tensor.Shape{4}, uniform(-1.5, -0.5)}, {tensor.Shape{3, 1}, uniform(0.5, 1.5)}}, clip},
+		{"at-bounds", []operand{fixed(tensor.Shape{5}, -1, 1, 0.5, -3, 3), fixed(tensor.Shape{}, -1), fixed(tensor.Shape{}, 1)}, clip},
+	},
+	"LeakyRelu": {
+		{"", op1(tensor.Shape{2, 3}, awayFromZero(0.1, 2)), func(x []*graph.Node) *graph.Node { return ops.LeakyRelu(x[0], 0.1) }},
+		{"at-zero", []operand{fixed(tensor.Shape{3}, -1, 0, 2)}, func(x []*graph.Node) *graph.Node { return ops.LeakyRelu(x[0], 0.1) }},
+	},
+	"Elu": {
+		{"", op1(tensor.Shape{2, 3}, awayFromZero(0.1, 2)), func(x []*graph.Node) *graph.Node { return ops.Elu(x[0], 1.5) }},
+		{"at-zero", []operand{fixed(tensor.Shape{3}, -1, 0, 2)}, func(x []*graph.Node) *graph.Node { return ops.Elu(x[0], 1.5) }},
+	},
 	"CustomGrad": {
 		// Rules that differ from the derivative of the value, checked
 		// against the rules' own values: differentiating the value (2x
@@ -253,6 +304,8 @@ var gradCases = map[string][]gradCase{
 }
 
 func mm(x []*graph.Node) *graph.Node { return ops.MatMul(x[0], x[1]) }
+
+func clip(x []*graph.Node) *graph.Node { return ops.Clip(x[0], x[1], x[2]) }
 
 // The elementwise ops without hand-written checks get generated ones, with
 // operands from their declared test domains (opdef.Def.Domain): a new op

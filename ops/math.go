@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/scalar"
 )
 
 // The Array API's elementwise math (and the activations of PyTorch's
@@ -59,13 +60,8 @@ func init() {
 	intDivisor := []opdef.Interval{iv(-50, 50), iv(-7, 7)}
 	OpRemainder = define(&opdef.Def{Name: "Remainder", Doc: "a - floor(a/b)*b: the sign of b (NumPy's mod, Python's %); integers: x%0 = 0",
 		Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast, FLOPs: 4, Domain: divisor, IntDomain: intDivisor,
-		F64: func(x []float64) float64 { _, m := pyDivMod(x[0], x[1]); return m },
-		I64: func(x []int64) int64 {
-			if x[1] == 0 {
-				return 0
-			}
-			return x[0] - floorDiv(x[0], x[1])*x[1]
-		},
+		F64: func(x []float64) float64 { return scalar.Remainder(x[0], x[1]) },
+		I64: func(x []int64) int64 { return scalar.RemainderInt(x[0], x[1]) },
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := n.Input(0), n.Input(1)
 			return each(need,
@@ -75,12 +71,7 @@ func init() {
 	OpFmod = define(&opdef.Def{Name: "Fmod", Doc: "C's fmod: a - trunc(a/b)*b, the sign of a; integers: x%0 = 0",
 		Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast, FLOPs: 4, Domain: divisor, IntDomain: intDivisor,
 		F64: func(x []float64) float64 { return math.Mod(x[0], x[1]) },
-		I64: func(x []int64) int64 {
-			if x[1] == 0 || x[1] == -1 {
-				return 0
-			}
-			return x[0] % x[1]
-		},
+		I64: func(x []int64) int64 { return scalar.FmodInt(x[0], x[1]) },
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := n.Input(0), n.Input(1)
 			return each(need,
@@ -89,8 +80,8 @@ func init() {
 		}})
 	OpFloorDiv = define(&opdef.Def{Name: "FloorDiv", Doc: "floor(a/b) as NumPy's floor_divide (floats too); integers: x//0 = 0",
 		Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast, FLOPs: 4, Domain: divisor, IntDomain: intDivisor,
-		F64: func(x []float64) float64 { q, _ := pyDivMod(x[0], x[1]); return q },
-		I64: func(x []int64) int64 { return floorDiv(x[0], x[1]) },
+		F64: func(x []float64) float64 { return scalar.FloorDiv(x[0], x[1]) },
+		I64: func(x []int64) int64 { return scalar.FloorDivInt(x[0], x[1]) },
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			return each(need,
 				func() *graph.Node { return ZerosLike(n.Input(0)) },
@@ -147,29 +138,29 @@ func init() {
 	gauss := func(x *graph.Node) *graph.Node { return Mul(Scalar(x, 2/math.SqrtPi), Exp(Neg(Mul(x, x)))) }
 	OpErf = fn("Erf", "the error function", 8, math.Erf, iv(-3, 3), func(n, x *graph.Node) *graph.Node { return gauss(x) })
 	OpErfc = fn("Erfc", "1 - erf(x), accurate for large x", 8, math.Erfc, iv(-3, 3), func(n, x *graph.Node) *graph.Node { return Neg(gauss(x)) })
-	OpLgamma = fn("Lgamma", "log |gamma(x)|", 16, lgamma, iv(0.1, 8), func(n, x *graph.Node) *graph.Node { return Digamma(x) })
-	OpDigamma = fn("Digamma", "the derivative of lgamma (psi)", 16, digamma, iv(0.2, 8), func(n, x *graph.Node) *graph.Node { return Trigamma(x) })
+	OpLgamma = fn("Lgamma", "log |gamma(x)|", 16, scalar.Lgamma, iv(0.1, 8), func(n, x *graph.Node) *graph.Node { return Digamma(x) })
+	OpDigamma = fn("Digamma", "the derivative of lgamma (psi)", 16, scalar.Digamma, iv(0.2, 8), func(n, x *graph.Node) *graph.Node { return Trigamma(x) })
 	OpTrigamma = define(&opdef.Def{Name: "Trigamma", Doc: "the derivative of digamma; not differentiable itself", Arity: 1, Kind: opdef.Elementwise,
 		DType: sameDType(floats), Shape: shSame, FLOPs: 16, Domain: []opdef.Interval{iv(0.2, 8)},
-		F64: func(x []float64) float64 { return trigamma(x[0]) }})
+		F64: func(x []float64) float64 { return scalar.Trigamma(x[0]) }})
 
-	OpSoftplus = fn("Softplus", "log(1 + e ** x), computed as max(x, 0) + log1p(e ** -|x|)", 16, softplus, iv(-6, 6),
+	OpSoftplus = fn("Softplus", "log(1 + e ** x), computed as max(x, 0) + log1p(e ** -|x|)", 16, scalar.Softplus, iv(-6, 6),
 		func(n, x *graph.Node) *graph.Node { return Sigmoid(x) })
 	// Gelu' = Φ(x) + x φ(x), with Φ the normal CDF and φ its density.
-	OpGelu = fn("Gelu", "x Φ(x) = x/2 (1 + erf(x/√2)) (exact GELU)", 16, gelu, iv(-4, 4),
+	OpGelu = fn("Gelu", "x Φ(x) = x/2 (1 + erf(x/√2)) (exact GELU)", 16, scalar.Gelu, iv(-4, 4),
 		func(n, x *graph.Node) *graph.Node {
 			cdf := Mul(Scalar(x, 0.5), Add(one(x), Erf(Mul(x, Scalar(x, 1/math.Sqrt2)))))
 			pdf := Mul(Scalar(x, 1/math.Sqrt(2*math.Pi)), Exp(Mul(Scalar(x, -0.5), Mul(x, x))))
 			return Add(cdf, Mul(x, pdf))
 		})
-	OpGeluTanh = fn("GeluTanh", "x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))) (GELU's tanh approximation)", 16, geluTanh, iv(-4, 4),
+	OpGeluTanh = fn("GeluTanh", "x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))) (GELU's tanh approximation)", 16, scalar.GeluTanh, iv(-4, 4),
 		func(n, x *graph.Node) *graph.Node {
 			x2 := Mul(x, x)
-			t := Tanh(Mul(Scalar(x, geluC), Add(x, Mul(Scalar(x, 0.044715), Mul(x2, x)))))
-			du := Mul(Scalar(x, geluC), Add(one(x), Mul(Scalar(x, 3*0.044715), x2)))
+			t := Tanh(Mul(Scalar(x, scalar.GeluC), Add(x, Mul(Scalar(x, 0.044715), Mul(x2, x)))))
+			du := Mul(Scalar(x, scalar.GeluC), Add(one(x), Mul(Scalar(x, 3*0.044715), x2)))
 			return Add(Mul(Scalar(x, 0.5), Add(one(x), t)), Mul(Mul(Scalar(x, 0.5), x), Mul(Sub(one(t), Mul(t, t)), du)))
 		})
-	OpSilu = fn("Silu", "x sigmoid(x) (the swish activation)", 10, func(x float64) float64 { return x * sigmoid(x) }, iv(-6, 6),
+	OpSilu = fn("Silu", "x sigmoid(x) (the swish activation)", 10, scalar.Silu, iv(-6, 6),
 		func(n, x *graph.Node) *graph.Node {
 			s := Sigmoid(x)
 			return Mul(s, Add(one(x), Mul(x, Sub(one(s), s))))
@@ -181,106 +172,8 @@ func init() {
 			I64: func(x []int64) int64 { return int64(opdef.Bool(integer)) }})
 	}
 	OpIsNaN = class("IsNaN", "x is NaN (never, for integers)", math.IsNaN, false)
-	OpIsInf = class("IsInf", "x is +Inf or -Inf (never, for integers)", func(x float64) bool { return math.IsInf(x, 0) }, false)
-	OpIsFinite = class("IsFinite", "x is neither NaN nor ±Inf (always, for integers)", func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }, true)
-}
-
-// geluC is √(2/π).
-var geluC = math.Sqrt(2 / math.Pi)
-
-// pyDivMod is NumPy's divmod for floats: the floored quotient and the
-// remainder with the divisor's sign, computed from fmod so that
-// q*b + m == a holds as closely as float arithmetic allows; a zero
-// remainder takes the divisor's sign, a zero quotient the sign of a/b,
-// and b == 0 gives a/b (±Inf or NaN) and NaN.
-func pyDivMod(a, b float64) (q, m float64) {
-	m = math.Mod(a, b)
-	if b == 0 {
-		return a / b, m
-	}
-	div := (a - m) / b
-	if m != 0 {
-		if (b < 0) != (m < 0) {
-			m += b
-			div--
-		}
-	} else {
-		m = math.Copysign(0, b)
-	}
-	if div != 0 {
-		q = math.Floor(div)
-		if div-q > 0.5 {
-			q++
-		}
-	} else {
-		q = math.Copysign(0, a/b)
-	}
-	return q, m
-}
-
-func lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
-}
-
-// digamma is ψ(x) = d/dx log Γ(x): for x < 0 by the reflection
-// ψ(1-x) - ψ(x) = π cot(πx) (NaN at the poles 0, -1, -2, ...), then the
-// recurrence ψ(x) = ψ(x+1) - 1/x up to x >= 10 and the asymptotic series
-// ln x - 1/(2x) - Σ B2k/(2k x^2k) to k = 6 (the first term left out is
-// below 1e-15 there).
-func digamma(x float64) float64 {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, -1):
-		return math.NaN()
-	case math.IsInf(x, 1):
-		return x
-	case x <= 0 && x == math.Floor(x):
-		return math.NaN()
-	case x < 0:
-		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
-	}
-	var acc float64
-	for x < 10 {
-		acc -= 1 / x
-		x++
-	}
-	f := 1 / (x * x)
-	series := f * (1.0/12 - f*(1.0/120-f*(1.0/252-f*(1.0/240-f*(1.0/132-f*(691.0/32760))))))
-	return acc + math.Log(x) - 0.5/x - series
-}
-
-// trigamma is ψ'(x): for x < 0 by the reflection ψ'(1-x) + ψ'(x) =
-// π²/sin²(πx) (NaN at the poles), then ψ'(x) = ψ'(x+1) + 1/x² up to
-// x >= 10 and the asymptotic series 1/x + 1/(2x²) + Σ B2k/x^(2k+1) to
-// k = 7.
-func trigamma(x float64) float64 {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, -1):
-		return math.NaN()
-	case math.IsInf(x, 1):
-		return 0
-	case x <= 0 && x == math.Floor(x):
-		return math.NaN()
-	case x < 0:
-		s := math.Sin(math.Pi * x)
-		return -trigamma(1-x) + math.Pi*math.Pi/(s*s)
-	}
-	var acc float64
-	for x < 10 {
-		acc += 1 / (x * x)
-		x++
-	}
-	f := 1 / (x * x)
-	series := (1 + f*(1.0/6-f*(1.0/30-f*(1.0/42-f*(1.0/30-f*(5.0/66-f*(691.0/2730))))))) / x
-	return acc + series + 0.5*f
-}
-
-func softplus(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
-
-func gelu(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }
-
-func geluTanh(x float64) float64 {
-	return 0.5 * x * (1 + math.Tanh(geluC*(x+0.044715*x*x*x)))
+	OpIsInf = class("IsInf", "x is +Inf or -Inf (never, for integers)", scalar.IsInf, false)
+	OpIsFinite = class("IsFinite", "x is neither NaN nor ±Inf (always, for integers)", scalar.IsFinite, true)
 }
 
 // Floor returns the largest integer not greater than x, elementwise
@@ -402,7 +295,9 @@ func Gelu(x *graph.Node) *graph.Node { return Apply(OpGelu, nil, x) }
 
 // GeluTanh returns GELU's tanh approximation x/2·(1 +
 // tanh(√(2/π)·(x + 0.044715·x³))) (torch.nn.functional.gelu with
-// approximate="tanh").
+// approximate="tanh"), computed as the equal x·sigmoid(2√(2/π)·(x +
+// 0.044715·x³)), which keeps its relative accuracy for negative x where
+// 1 + tanh cancels.
 func GeluTanh(x *graph.Node) *graph.Node { return Apply(OpGeluTanh, nil, x) }
 
 // Silu returns x·sigmoid(x), the swish activation

@@ -23,7 +23,8 @@
 // The float32 and float64 arithmetic, comparisons, selects, reductions and
 // exp/log/tanh/sigmoid run on internal/simd at every level (AVX-512 or
 // AVX2+FMA chosen at start-up; LOOM_SIMD=go or the build tag noasm selects
-// its pure-Go loops, which are also what the integer types run), matrix
+// its pure-Go loops, which are also what the integer types run; Silu,
+// GeluTanh and Softplus are composed of its kernels, mathfast.go), matrix
 // products on internal/gemm (packed, cache-blocked, with
 // AVX-512/AVX2 micro-kernels and transposed operands read in place), and
 // fused groups of elementwise ops (opdef.OpFused) on a chunk evaluator that

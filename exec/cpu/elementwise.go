@@ -181,6 +181,7 @@ type mathEntry struct {
 	i2    func(x, y int64) int64
 	un    simd.UnaryOp
 	bin   simd.ArithOp
+	fast  *fastFloat // kernels of this package for the float types (mathfast.go)
 }
 
 func (e *mathEntry) build(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {

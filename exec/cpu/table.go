@@ -5,6 +5,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/scalar"
 	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/ops"
 )
@@ -65,6 +66,43 @@ func init() {
 		ops.OpSigmoid: unary(sigmoid, nil, simd.Sigmoid),
 		ops.OpSin:     unary(math.Sin, nil),
 		ops.OpCos:     unary(math.Cos, nil),
+
+		// The Array API's math (ops/math.go).
+		ops.OpFloor:      unaryFast(math.Floor, same, both(floorK[float32], floorK[float64])),
+		ops.OpCeil:       unaryFast(math.Ceil, same, both(ceilK[float32], ceilK[float64])),
+		ops.OpRound:      unaryFast(math.RoundToEven, same, both(roundK[float32], roundK[float64])),
+		ops.OpTrunc:      unaryFast(math.Trunc, same, both(truncK[float32], truncK[float64])),
+		ops.OpRemainder:  binary(scalar.Remainder, scalar.RemainderInt),
+		ops.OpFmod:       binary(math.Mod, scalar.FmodInt),
+		ops.OpFloorDiv:   binary(scalar.FloorDiv, scalar.FloorDivInt),
+		ops.OpAtan2:      binary(math.Atan2, nil),
+		ops.OpLog1p:      unary(math.Log1p, nil),
+		ops.OpExpm1:      unary(math.Expm1, nil),
+		ops.OpLog2:       unary(math.Log2, nil),
+		ops.OpLog10:      unary(math.Log10, nil),
+		ops.OpRsqrt:      unary(rsqrt, nil),
+		ops.OpReciprocal: unary(reciprocal, nil),
+		ops.OpTan:        unary(math.Tan, nil),
+		ops.OpAsin:       unary(math.Asin, nil),
+		ops.OpAcos:       unary(math.Acos, nil),
+		ops.OpAtan:       unary(math.Atan, nil),
+		ops.OpSinh:       unary(math.Sinh, nil),
+		ops.OpCosh:       unary(math.Cosh, nil),
+		ops.OpAsinh:      unary(math.Asinh, nil),
+		ops.OpAcosh:      unary(math.Acosh, nil),
+		ops.OpAtanh:      unary(math.Atanh, nil),
+		ops.OpErf:        unary(math.Erf, nil),
+		ops.OpErfc:       unary(math.Erfc, nil),
+		ops.OpLgamma:     unary(scalar.Lgamma, nil),
+		ops.OpDigamma:    unary(scalar.Digamma, nil),
+		ops.OpTrigamma:   unary(scalar.Trigamma, nil),
+		ops.OpSoftplus:   unaryFast(scalar.Softplus, nil, both(softplusK[float32], softplusK[float64])),
+		ops.OpGelu:       unary(scalar.Gelu, nil),
+		ops.OpGeluTanh:   unaryFast(scalar.GeluTanh, nil, both(geluTanh32, geluTanhK)),
+		ops.OpSilu:       unaryFast(scalar.Silu, nil, both(siluK[float32], siluK[float64])),
+		ops.OpIsNaN:      classify(isNaN),
+		ops.OpIsInf:      classify(isInf),
+		ops.OpIsFinite:   classify(isFinite),
 
 		ops.OpWhere:        where(),
 		ops.OpCast:         cast(),
@@ -178,6 +216,12 @@ func sigmoid(x float64) float64 {
 	e := math.Exp(x)
 	return e / (1 + e)
 }
+
+// same is the rounding ops on integers: x itself.
+func same(x int64) int64 { return x }
+
+func rsqrt(x float64) float64      { return 1 / math.Sqrt(x) }
+func reciprocal(x float64) float64 { return 1 / x }
 
 // The logical ops on bools (0 and 1).
 func and(x, y int64) int64 { return x & y }

@@ -64,6 +64,9 @@ func (et[T]) math(e *mathEntry, class tensor.DType, st []int) (microFn, error) {
 		if e.un != 0 {
 			k = simd.Unary[T](e.un)
 		}
+		if k == nil {
+			k = fastOf[T](e.fast)
+		}
 		switch {
 		case k != nil:
 		case isFloat && e.f1 != nil:

@@ -64,6 +64,7 @@ func Inputs(g *graph.Graph, ts ...*tensor.Tensor) ([]*graph.Node, exec.Feeds) {
 func Cases() []Case {
 	var cs []Case
 	cs = append(cs, goldenCases()...)
+	cs = append(cs, mathGoldenCases()...)
 	cs = append(cs, binaryCases()...)
 	cs = append(cs, unaryCases()...)
 	cs = append(cs, compareCases()...)

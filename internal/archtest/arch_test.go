@@ -21,7 +21,7 @@ var rules = map[string][]string{
 	"tensor":               {},
 	"profile":              {},
 	"graph":                {"tensor"},
-	"ops":                  {"graph", "tensor", "internal/opdef"},
+	"ops":                  {"graph", "tensor", "internal/opdef", "internal/scalar"},
 	"autodiff":             {"graph", "ops", "tensor", "internal/opdef"},
 	"exec":                 {"graph", "ops", "tensor", "profile", "internal/opdef"},
 	"exec/cpu":             {"exec", "graph", "ops", "tensor", "profile", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
@@ -33,6 +33,7 @@ var rules = map[string][]string{
 	"internal/*":           {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
 	"internal/archtest":    {},
 	"internal/opdef":       {"graph", "tensor"},
+	"internal/scalar":      {},
 }
 
 // ruleFor finds the rule of a package directory, with "dir/*" matching

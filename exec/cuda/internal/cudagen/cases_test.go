@@ -78,6 +78,35 @@ func extraCases() []exectest.Case {
 			return []*graph.Node{ops.Sigmoid(ns[0]), ops.Tanh(ns[0]), ops.Exp(ns[0]), ops.Log(ns[0]), ops.Sqrt(ns[0]), ops.Pow(ns[0], ns[1]), ops.Sin(ns[1]), ops.Cos(ns[1])}
 		}))
 	}
+	// The Array API's math (ops/math.go) on special values: rounding,
+	// remainders and classification bit for bit (signed zeros included),
+	// the functions within the tolerance.
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		a := exectest.Tensor(dt, []float64{nan, 1, nan, 0, negZ, negZ, 0, -inf, inf, 3, -100, 100, 1000, -1000, 0.25, -2.5, 2.5, -0.5, 7.5, -7.5, 6, -6, 1, -1})
+		b := exectest.Tensor(dt, []float64{1, nan, nan, negZ, 0, negZ, 0, inf, -inf, 3, 2, -2, 0.5, 3, -0.5, 2, -2, 3, -2, 2, -3, 3, -inf, inf})
+		cs = append(cs, oneCase("exact/Math-special/"+dt.Short(), []*tensor.Tensor{a, b}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Floor(ns[0]), ops.Ceil(ns[0]), ops.Round(ns[0]), ops.Trunc(ns[0]),
+				ops.Remainder(ns[0], ns[1]), ops.Fmod(ns[0], ns[1]), ops.FloorDiv(ns[0], ns[1]), ops.Reciprocal(ns[1]),
+				ops.IsNaN(ns[0]), ops.IsInf(ns[0]), ops.IsFinite(ns[0])}
+		}))
+		cs = append(cs, oneCase("Math-transcendental/"+dt.Short(), []*tensor.Tensor{a, b}, func(ns []*graph.Node) []*graph.Node {
+			var out []*graph.Node
+			for _, f := range []func(*graph.Node) *graph.Node{ops.Log1p, ops.Expm1, ops.Log2, ops.Log10, ops.Rsqrt, ops.Tan, ops.Asin, ops.Acos, ops.Atan,
+				ops.Sinh, ops.Cosh, ops.Asinh, ops.Acosh, ops.Atanh, ops.Erf, ops.Erfc, ops.Lgamma, ops.Digamma, ops.Trigamma,
+				ops.Softplus, ops.Gelu, ops.GeluTanh, ops.Silu} {
+				out = append(out, f(ns[0]))
+			}
+			return append(out, ops.Atan2(ns[0], ns[1]))
+		}))
+	}
+	for _, dt := range []tensor.DType{tensor.Int32, tensor.Int64} {
+		x := exectest.Tensor(dt, []float64{-7, 7, -7, 7, 0, -2147483648, 5, -1, 3, -3, 9, -9, 2, -2, 1, -1, 0, 3})
+		y := exectest.Tensor(dt, []float64{2, -2, -2, 2, 0, -1, 0, -3, -1, 5, 3, 3, -1, -3, -5, -4, -2, 0})
+		cs = append(cs, oneCase("exact/Math-int/"+dt.Short(), []*tensor.Tensor{x, y}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Remainder(ns[0], ns[1]), ops.Fmod(ns[0], ns[1]), ops.FloorDiv(ns[0], ns[1]),
+				ops.Floor(ns[0]), ops.Round(ns[1]), ops.IsNaN(ns[0]), ops.IsInf(ns[0]), ops.IsFinite(ns[0])}
+		}))
+	}
 	// Reductions: special values, ties, every strategy.
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 		x := exectest.Tensor(dt, []float64{1, nan, 3, 3, -inf, -inf, -inf, -inf, 2, 5, 5, nan, nan, 0, negZ, 7, 7, 7, 1, 2, 3, 4, 5, 6}, 6, 4)

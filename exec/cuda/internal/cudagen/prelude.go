@@ -5,7 +5,9 @@ package cudagen
 // call (float16/bfloat16 conversions by bit manipulation with rounding to
 // nearest even, as package tensor converts; NaN and infinity by bit
 // casts; saturating float-to-integer casts; floor division and
-// powers; NaN-propagating maximum and minimum). It needs no headers.
+// powers; NaN-propagating maximum and minimum; the math ops that the C
+// math library lacks, as internal/scalar computes them). It needs no
+// headers.
 func Prelude() string { return prelude }
 
 const prelude = `// loom CUDA prelude: helpers of the generated kernels (no headers needed).
@@ -216,6 +218,111 @@ __device__ __forceinline__ double loom_sigmoid_f64(double x)
     double t = exp(-fabs(x));
     return x >= 0.0 ? 1.0 / (1.0 + t) : t / (1.0 + t);
 }
+
+// The Array API's math (ops/math.go), as the CPU computes it
+// (internal/scalar): float32 through double where the CPU rounds a
+// float64 result once.
+
+// Remainder and FloorDiv of floats as NumPy's divmod: from fmod (exact),
+// the remainder with the divisor's sign (a zero one too), the quotient
+// floored and corrected, a zero quotient with the sign of a/b; b == 0
+// gives NaN and a/b.
+__device__ __forceinline__ double loom_remainder_f64(double a, double b)
+{
+    double m = fmod(a, b);
+    if (b == 0.0) return m;
+    if (m != 0.0) {
+        if ((b < 0.0) != (m < 0.0)) m += b;
+    } else {
+        m = copysign(0.0, b);
+    }
+    return m;
+}
+
+__device__ __forceinline__ double loom_floordiv_f64(double a, double b)
+{
+    double m = fmod(a, b);
+    if (b == 0.0) return a / b;
+    double div = (a - m) / b;
+    if (m != 0.0 && ((b < 0.0) != (m < 0.0))) div -= 1.0;
+    if (div == 0.0) return copysign(0.0, a / b);
+    double q = floor(div);
+    if (div - q > 0.5) q += 1.0;
+    return q;
+}
+
+__device__ __forceinline__ float loom_remainder_f32(float a, float b) { return (float)loom_remainder_f64((double)a, (double)b); }
+__device__ __forceinline__ float loom_floordiv_f32(float a, float b) { return (float)loom_floordiv_f64((double)a, (double)b); }
+
+// Integer Remainder: x - (x // y)*y, wrapping, the divisor's sign; Fmod:
+// C's %, the dividend's sign. x % 0 and x % -1 are 0 (no trap).
+__device__ __forceinline__ int loom_remainder_i32(int x, int y) { return y == 0 ? 0 : loom_sub_i32(x, loom_mul_i32(loom_div_i32(x, y), y)); }
+__device__ __forceinline__ long long loom_remainder_i64(long long x, long long y) { return y == 0 ? 0LL : loom_sub_i64(x, loom_mul_i64(loom_div_i64(x, y), y)); }
+__device__ __forceinline__ int loom_fmod_i32(int x, int y) { return (y == 0 || y == -1) ? 0 : x % y; }
+__device__ __forceinline__ long long loom_fmod_i64(long long x, long long y) { return (y == 0 || y == -1) ? 0LL : x % y; }
+
+// Digamma ψ(x): reflection below 0 (NaN at the poles), the recurrence
+// ψ(x) = ψ(x+1) - 1/x up to 10, then the asymptotic series to B12.
+__device__ __forceinline__ double loom_digamma_f64(double x)
+{
+    double acc = 0.0;
+    if (x != x || x == -loom_inf_f64()) return loom_nan_f64();
+    if (x == loom_inf_f64()) return x;
+    if (x <= 0.0 && x == floor(x)) return loom_nan_f64();
+    if (x < 0.0) {
+        acc = -3.141592653589793 / tan(3.141592653589793 * x);
+        x = 1.0 - x;
+    }
+    while (x < 10.0) {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    double f = 1.0 / (x * x);
+    double series = f * (1.0/12 - f*(1.0/120 - f*(1.0/252 - f*(1.0/240 - f*(1.0/132 - f*(691.0/32760))))));
+    return acc + log(x) - 0.5 / x - series;
+}
+
+// Trigamma ψ'(x): reflection below 0, ψ'(x) = ψ'(x+1) + 1/x² up to 10,
+// then the asymptotic series to B14.
+__device__ __forceinline__ double loom_trigamma_f64(double x)
+{
+    double acc = 0.0, sgn = 1.0;
+    if (x != x || x == -loom_inf_f64()) return loom_nan_f64();
+    if (x == loom_inf_f64()) return 0.0;
+    if (x <= 0.0 && x == floor(x)) return loom_nan_f64();
+    if (x < 0.0) {
+        double s = sin(3.141592653589793 * x);
+        acc = 9.869604401089358 / (s * s);
+        sgn = -1.0;
+        x = 1.0 - x;
+    }
+    double r = 0.0;
+    while (x < 10.0) {
+        r += 1.0 / (x * x);
+        x += 1.0;
+    }
+    double f = 1.0 / (x * x);
+    double series = (1.0 + f*(1.0/6 - f*(1.0/30 - f*(1.0/42 - f*(1.0/30 - f*(5.0/66 - f*(691.0/2730))))))) / x;
+    return acc + sgn * (r + series + 0.5 * f);
+}
+
+__device__ __forceinline__ float loom_digamma_f32(float x) { return (float)loom_digamma_f64((double)x); }
+__device__ __forceinline__ float loom_trigamma_f32(float x) { return (float)loom_trigamma_f64((double)x); }
+
+// Softplus log(1 + e^x) = max(x, 0) + log1p(e^-|x|) (NaN propagates
+// through the second term).
+__device__ __forceinline__ float loom_softplus_f32(float x) { return (x > 0.0f ? x : 0.0f) + log1pf(expf(-fabsf(x))); }
+__device__ __forceinline__ double loom_softplus_f64(double x) { return (x > 0.0 ? x : 0.0) + log1p(exp(-fabs(x))); }
+
+// Silu x·sigmoid(x); Gelu x/2·(1 + erf(x/√2)).
+__device__ __forceinline__ float loom_silu_f32(float x) { return x * loom_sigmoid_f32(x); }
+__device__ __forceinline__ double loom_silu_f64(double x) { return x * loom_sigmoid_f64(x); }
+__device__ __forceinline__ float loom_gelu_f32(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ double loom_gelu_f64(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752)); }
+// GeluTanh as x·sigmoid(u), u = 2√(2/π)(x + 0.044715x³) = x(c2 + c2k·x²)
+// (1 + tanh(u/2) = 2 sigmoid(u), without the cancellation of 1 + tanh).
+__device__ __forceinline__ float loom_gelu_tanh_f32(float x) { return x * loom_sigmoid_f32(x * (1.5957691216057308f + 0.07135481627260025f * (x * x))); }
+__device__ __forceinline__ double loom_gelu_tanh_f64(double x) { return x * loom_sigmoid_f64(x * (1.5957691216057308 + 0.07135481627260025 * (x * x))); }
 
 // Reductions: v replaces best when it is larger (smaller), or NaN while
 // best is not (so NaN propagates and the first NaN wins).

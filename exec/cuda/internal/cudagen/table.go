@@ -55,6 +55,49 @@ func rows() []row {
 		{ops.OpCos, mathFn("cos")},
 		{ops.OpSigmoid, floatHelper("loom_sigmoid")}, // without overflow
 
+		// The Array API's math (ops/math.go). Rounding keeps integers;
+		// Round is rint (ties to even).
+		{ops.OpFloor, ew(expr{floats: "floor$f($0)", ints: "$0"})},
+		{ops.OpCeil, ew(expr{floats: "ceil$f($0)", ints: "$0"})},
+		{ops.OpRound, ew(expr{floats: "rint$f($0)", ints: "$0"})},
+		{ops.OpTrunc, ew(expr{floats: "trunc$f($0)", ints: "$0"})},
+		// Remainders and floor division: NumPy's divmod for floats, the
+		// CPU's x%0 = 0 and wrapping for integers.
+		{ops.OpRemainder, helper("loom_remainder")},
+		{ops.OpFmod, ew(expr{floats: "fmod$f($0, $1)", ints: "loom_fmod_$s($0, $1)"})},
+		{ops.OpFloorDiv, ew(expr{floats: "loom_floordiv_$s($0, $1)", ints: "loom_div_$s($0, $1)"})},
+		{ops.OpAtan2, mathFn("atan2")},
+		{ops.OpLog1p, mathFn("log1p")},
+		{ops.OpExpm1, mathFn("expm1")},
+		{ops.OpLog2, mathFn("log2")},
+		{ops.OpLog10, mathFn("log10")},
+		{ops.OpRsqrt, ew(expr{floats: "($T)1 / sqrt$f($0)"})}, // not rsqrt: the CPU divides, rounded twice
+		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0"})},
+		{ops.OpTan, mathFn("tan")},
+		{ops.OpAsin, mathFn("asin")},
+		{ops.OpAcos, mathFn("acos")},
+		{ops.OpAtan, mathFn("atan")},
+		{ops.OpSinh, mathFn("sinh")},
+		{ops.OpCosh, mathFn("cosh")},
+		{ops.OpAsinh, mathFn("asinh")},
+		{ops.OpAcosh, mathFn("acosh")},
+		{ops.OpAtanh, mathFn("atanh")},
+		{ops.OpErf, mathFn("erf")},
+		{ops.OpErfc, mathFn("erfc")},
+		{ops.OpLgamma, mathFn("lgamma")},
+		{ops.OpDigamma, floatHelper("loom_digamma")},
+		{ops.OpTrigamma, floatHelper("loom_trigamma")},
+		{ops.OpSoftplus, floatHelper("loom_softplus")},
+		{ops.OpGelu, floatHelper("loom_gelu")},
+		{ops.OpGeluTanh, floatHelper("loom_gelu_tanh")},
+		{ops.OpSilu, floatHelper("loom_silu")},
+		// Classification: a bool byte; integers are never NaN nor
+		// infinite (x != x is false, x == x true: constants that use the
+		// operand, which NVRTC wants).
+		{ops.OpIsNaN, ew(expr{floats: "(unsigned char)($0 != $0)", ints: "(unsigned char)($0 != $0)"})},
+		{ops.OpIsInf, ew(expr{floats: "(unsigned char)(fabs$f($0) == loom_inf_$s())", ints: "(unsigned char)($0 != $0)"})},
+		{ops.OpIsFinite, ew(expr{floats: "(unsigned char)(fabs$f($0) < loom_inf_$s())", ints: "(unsigned char)($0 == $0)"})},
+
 		// Comparisons give a bool byte; logic on bool bytes.
 		{ops.OpEqual, compare("==")},
 		{ops.OpNotEqual, compare("!=")},
