@@ -20,6 +20,7 @@ var (
 	OpFloor, OpCeil, OpRound, OpTrunc                        graph.Op
 	OpRemainder, OpFmod, OpFloorDiv, OpAtan2                 graph.Op
 	OpLog1p, OpExpm1, OpLog2, OpLog10, OpRsqrt, OpReciprocal graph.Op
+	OpExp2                                                   graph.Op
 	OpTan, OpAsin, OpAcos, OpAtan                            graph.Op
 	OpSinh, OpCosh, OpAsinh, OpAcosh, OpAtanh                graph.Op
 	OpErf, OpErfc, OpLgamma, OpDigamma, OpTrigamma           graph.Op
@@ -108,6 +109,8 @@ func init() {
 		func(n, x *graph.Node) *graph.Node { return Reciprocal(Mul(x, Scalar(x, math.Ln2))) })
 	OpLog10 = fn("Log10", "base-10 logarithm", 8, math.Log10, iv(0.05, 10),
 		func(n, x *graph.Node) *graph.Node { return Reciprocal(Mul(x, Scalar(x, math.Ln10))) })
+	OpExp2 = fn("Exp2", "2 ** x", 8, math.Exp2, iv(-5, 5),
+		func(n, x *graph.Node) *graph.Node { return Mul(n, Scalar(n, math.Ln2)) })
 	OpRsqrt = fn("Rsqrt", "1 / sqrt(x)", 2, func(x float64) float64 { return 1 / math.Sqrt(x) }, iv(0.05, 10),
 		func(n, x *graph.Node) *graph.Node { return Mul(Scalar(n, -0.5), Mul(n, Mul(n, n))) })
 	OpReciprocal = define(&opdef.Def{Name: "Reciprocal", Doc: "1 / x", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(floats), Shape: shSame,
@@ -219,6 +222,10 @@ func Expm1(x *graph.Node) *graph.Node { return Apply(OpExpm1, nil, x) }
 
 // Log2 returns the base-2 logarithm (numpy.log2).
 func Log2(x *graph.Node) *graph.Node { return Apply(OpLog2, nil, x) }
+
+// Exp2 returns 2**x (numpy.exp2): +Inf when the result overflows, 0
+// when it underflows, NaN for NaN.
+func Exp2(x *graph.Node) *graph.Node { return Apply(OpExp2, nil, x) }
 
 // Log10 returns the base-10 logarithm (numpy.log10).
 func Log10(x *graph.Node) *graph.Node { return Apply(OpLog10, nil, x) }

@@ -80,6 +80,7 @@ func init() {
 		ops.OpExpm1:      unary(math.Expm1, nil),
 		ops.OpLog2:       unary(math.Log2, nil),
 		ops.OpLog10:      unary(math.Log10, nil),
+		ops.OpExp2:       unary(math.Exp2, nil),
 		ops.OpRsqrt:      unary(rsqrt, nil),
 		ops.OpReciprocal: unary(reciprocal, nil),
 		ops.OpTan:        unary(math.Tan, nil),

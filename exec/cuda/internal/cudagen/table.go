@@ -71,6 +71,7 @@ func rows() []row {
 		{ops.OpExpm1, mathFn("expm1")},
 		{ops.OpLog2, mathFn("log2")},
 		{ops.OpLog10, mathFn("log10")},
+		{ops.OpExp2, mathFn("exp2")},
 		{ops.OpRsqrt, ew(expr{floats: "($T)1 / sqrt$f($0)"})}, // not rsqrt: the CPU divides, rounded twice
 		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0"})},
 		{ops.OpTan, mathFn("tan")},
