@@ -106,16 +106,7 @@ func init() {
 	OpGreater = compare("Greater", "a > b", numeric, func(a, b float64) bool { return a > b }, func(a, b int64) bool { return a > b }, false)
 	OpGreaterEqual = compare("GreaterEqual", "a >= b", numeric, func(a, b float64) bool { return a >= b }, func(a, b int64) bool { return a >= b }, false)
 
-	logic := func(name, doc string, arity int, f func(x []float64) float64) graph.Op {
-		sh := shBroadcast
-		if arity == 1 {
-			sh = shSame
-		}
-		return define(&opdef.Def{Name: name, Doc: doc, Arity: arity, Kind: opdef.Elementwise, DType: sameDType(bools), Shape: sh, Commutative: arity == 2, F64: f})
-	}
-	OpAnd = logic("And", "logical and of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 && x[1] != 0) })
-	OpOr = logic("Or", "logical or of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 || x[1] != 0) })
-	OpNot = logic("Not", "logical not of a bool", 1, func(x []float64) float64 { return opdef.Bool(x[0] == 0) })
+	declareBitwise() // And, Or, Not, Xor, LeftShift, RightShift (bitwise.go)
 
 	// unary declares a one-operand op of the set s; i is nil for float-only
 	// ops.
@@ -373,15 +364,6 @@ func Greater(a, b *graph.Node) *graph.Node { return binary(OpGreater, a, b) }
 
 // GreaterEqual returns a >= b as Bool.
 func GreaterEqual(a, b *graph.Node) *graph.Node { return binary(OpGreaterEqual, a, b) }
-
-// And returns the logical and of two Bool operands.
-func And(a, b *graph.Node) *graph.Node { return Apply(OpAnd, nil, a, b) }
-
-// Or returns the logical or of two Bool operands.
-func Or(a, b *graph.Node) *graph.Node { return Apply(OpOr, nil, a, b) }
-
-// Not returns the logical negation of a Bool operand.
-func Not(x *graph.Node) *graph.Node { return Apply(OpNot, nil, x) }
 
 // Neg returns -x.
 func Neg(x *graph.Node) *graph.Node { return Apply(OpNeg, nil, x) }

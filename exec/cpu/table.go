@@ -50,9 +50,14 @@ func init() {
 		ops.OpGreater:      compare(simd.Gt),
 		ops.OpGreaterEqual: compare(simd.Ge),
 
-		ops.OpAnd: binary(nil, and, simd.And),
-		ops.OpOr:  binary(nil, or, simd.Or),
-		ops.OpNot: unary(nil, not),
+		// Logical on bools (0 and 1), bitwise on integers: one function
+		// serves both but for Not.
+		ops.OpAnd:        binary(nil, and, simd.And),
+		ops.OpOr:         binary(nil, or, simd.Or),
+		ops.OpXor:        binary(nil, xor),
+		ops.OpNot:        byBool(unary(nil, not), unary(nil, invert)),
+		ops.OpLeftShift:  binary(nil, shiftLeft),
+		ops.OpRightShift: binary(nil, shiftRight),
 
 		ops.OpNeg:     unary(neg[float64], neg[int64], simd.Neg),
 		ops.OpAbs:     unary(math.Abs, absInt, simd.Abs),
@@ -176,7 +181,21 @@ func sigmoid(x float64) float64 {
 	return e / (1 + e)
 }
 
-// The logical ops on bools (0 and 1).
+// The logical ops on bools (0 and 1) and bitwise ops on integers: and,
+// or and xor are both; not is the logical not of a bool, invert the
+// bitwise not of an integer (the result wraps to the element type:
+// ^x of a uint8 200 is -201, stored as 55).
 func and(x, y int64) int64 { return x & y }
 func or(x, y int64) int64  { return x | y }
+func xor(x, y int64) int64 { return x ^ y }
 func not(x int64) int64    { return x ^ 1 }
+func invert(x int64) int64 { return ^x }
+
+// shiftLeft and shiftRight are NumPy's left_shift and right_shift
+// computed in int64 (see ops.LeftShift): the element is sign- or
+// zero-extended, so the arithmetic shift is logical for uint8, and a
+// count of the element's width or more already gives 0 (left) or 0 and
+// -1 by sign (right) once the result is converted back; a negative count,
+// made unsigned, is a count of 64 or more, with the same results.
+func shiftLeft(x, c int64) int64  { return x << uint64(c) }
+func shiftRight(x, c int64) int64 { return x >> uint64(c) }
