@@ -55,16 +55,23 @@ func rows() []row {
 		{ops.OpCos, mathFn("cos")},
 		{ops.OpSigmoid, floatHelper("loom_sigmoid")}, // without overflow
 
-		// Comparisons give a bool byte; logic on bool bytes.
+		// Comparisons give a bool byte.
 		{ops.OpEqual, compare("==")},
 		{ops.OpNotEqual, compare("!=")},
 		{ops.OpLess, compare("<")},
 		{ops.OpLessEqual, compare("<=")},
 		{ops.OpGreater, compare(">")},
 		{ops.OpGreaterEqual, compare(">=")},
-		{ops.OpAnd, ew(expr{bools: "(unsigned char)($0 & $1)"})},
-		{ops.OpOr, ew(expr{bools: "(unsigned char)($0 | $1)"})},
-		{ops.OpNot, ew(expr{bools: "(unsigned char)($0 ^ 1)"})},
+		// Logic on bool bytes, bitwise on integers (C's operators, the
+		// result converted back from int); the shifts give NumPy's
+		// results for counts outside [0, width) in the prelude's helpers
+		// (C leaves them undefined).
+		{ops.OpAnd, ew(expr{bools: "(unsigned char)($0 & $1)", ints: "($T)($0 & $1)"})},
+		{ops.OpOr, ew(expr{bools: "(unsigned char)($0 | $1)", ints: "($T)($0 | $1)"})},
+		{ops.OpXor, ew(expr{bools: "(unsigned char)($0 ^ $1)", ints: "($T)($0 ^ $1)"})},
+		{ops.OpNot, ew(expr{bools: "(unsigned char)($0 ^ 1)", ints: "($T)(~$0)"})},
+		{ops.OpLeftShift, ew(expr{ints: "loom_shl_$s($0, $1)"})},
+		{ops.OpRightShift, ew(expr{ints: "loom_shr_$s($0, $1)"})},
 
 		// Selection and conversion.
 		{ops.OpWhere, ew(expr{key: 1, bools: where, ints: where, floats: where})},
