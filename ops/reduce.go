@@ -17,7 +17,7 @@ func init() {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: sh, Grad: grad,
 			Cost: inputSize, Ref: refReduce, FuseReduce: fuse})
 	}
-	OpSum = red("Sum", "sum over axes", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+	OpSum = red("Sum", "sum over axes (integers wrap); ops.Sum casts int8, int16 and uint8 to int64 first (NumPy, PyTorch)", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
 		return each(need, func() *graph.Node {
 			x := n.Input(0)
 			return BroadcastTo(Reshape(g, keepShape(x, n.Attr().(opdef.AxesAttr))...), x.Shape()...)

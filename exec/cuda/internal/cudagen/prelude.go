@@ -23,11 +23,12 @@ var fullPrelude = prelude + intHelpers()
 // intHelpers writes the prelude's integer helpers that follow one pattern
 // for several dtypes: the wrapping arithmetic, floor division, power,
 // remainders (NumPy's remainder, with the divisor's sign, and C's fmod,
-// with the dividend's; x % 0 = 0) and saturating conversion from double of
-// int8, int16 and uint8 (int32's and int64's are written out in prelude),
-// and the shifts of every integer dtype. Arithmetic is computed in unsigned int (C promotes the small
-// types to int, where a product could overflow) and converted back,
-// which keeps the low bits: two's-complement wrapping.
+// with the dividend's; x % 0 = 0) and saturating conversion from double
+// of int8, int16 and uint8 (int32's and int64's are written out in
+// prelude), and the shifts of every integer dtype. Arithmetic is computed
+// in unsigned int (C promotes the small types to int, where a product
+// could overflow) and converted back, which keeps the low bits:
+// two's-complement wrapping.
 func intHelpers() string {
 	var b strings.Builder
 	b.WriteString("\n// The small integers (int8, int16, uint8): wrapping arithmetic in\n")
