@@ -13,10 +13,10 @@ import (
 // differentiable.
 //
 // Shifts follow NumPy's (numpy/_core/src/npymath/npy_math_internal.h.src,
-// npy_lshift and npy_rshift, since NumPy 1.17): a count c with
-// 0 <= c < the dtype's width in bits shifts; any other count (negative,
-// or the width or more) gives 0 for a left shift, and for a right shift
-// -1 when the value is negative and 0 otherwise. A right shift of a
+// npy_lshift and npy_rshift, which compare (size_t)c with the width): a
+// count c with 0 <= c < the dtype's width in bits shifts; any other count
+// (negative, or the width or more) gives 0 for a left shift, and for a
+// right shift -1 when the value is negative and 0 otherwise. A right shift of a
 // signed dtype is arithmetic (copies of the sign bit come in), of an
 // unsigned one logical. A left shift wraps as the other integer
 // arithmetic does (the bits shifted out are lost).
