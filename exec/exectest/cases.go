@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -105,6 +106,13 @@ var computeTypes = []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int8, t
 // intTypes are the integer dtypes.
 var intTypes = []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8}
 
+// small reports whether dt is a small integer dtype (int8, int16, uint8).
+// Their kernels differ from int32's and int64's only in the element type,
+// not in the iteration (broadcasting, strides, blocks), so they run on a
+// few of the shapes the other dtypes run on: the suite stays fast enough
+// for the CUDA emulator.
+func small(dt tensor.DType) bool { return dt.IsInt() && dt.Size() < 4 }
+
 // clampTo narrows [lo, hi) to what integer dtype dt holds (Uint8: no
 // negative values), so that sampling draws values of the dtype rather
 // than saturating; other dtypes keep it.
@@ -182,6 +190,9 @@ func binaryCases() []Case {
 				if dt.IsInt() && (sp.name == "rank4" || sp.name == "large-col") {
 					continue
 				}
+				if small(dt) && sp.name != "same" && sp.name != "row" && sp.name != "scalar-left" {
+					continue
+				}
 				d, sp, dt, seed := d, sp, dt, seedOf(d.Name)
 				cs = append(cs, Case{
 					Name: fmt.Sprintf("%s/%s/%s", d.Name, sp.name, dt.Short()),
@@ -212,7 +223,7 @@ func unaryCases() []Case {
 	for _, d := range elementwiseDefs(1) {
 		for _, s := range shapes {
 			for _, dt := range computeTypes {
-				if _, ok := resultOf(d, dt); !ok || (!dt.IsFloat() && len(s) == 4) {
+				if _, ok := resultOf(d, dt); !ok || (!dt.IsFloat() && len(s) == 4) || (small(dt) && len(s) != 2) {
 					continue
 				}
 				d, s, dt, seed := d, s, dt, seedOf(d.Name)
@@ -236,7 +247,7 @@ func compareCases() []Case {
 	for _, d := range elementwiseDefs(2) {
 		for _, sp := range shapePairs[:6] {
 			for _, dt := range computeTypes {
-				if out, ok := resultOf(d, dt); !ok || out != tensor.Bool {
+				if out, ok := resultOf(d, dt); !ok || out != tensor.Bool || (small(dt) && sp.name != "row") {
 					continue
 				}
 				d, sp, dt, seed := d, sp, dt, seedOf(d.Name)
@@ -280,6 +291,9 @@ func otherElementwiseCases() []Case {
 	}
 	for i, ws := range whereShapes {
 		for _, dt := range computeTypes {
+			if small(dt) && i != 1 {
+				continue
+			}
 			ws, dt, i := ws, dt, i
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("Where/%d/%s", i, dt.Short()),
@@ -404,6 +418,9 @@ func reduceCases() []Case {
 				if dt.IsInt() && (r.name == "Mean" || r.name == "MeanKeepDims" || pi > 5) {
 					continue
 				}
+				if small(dt) && pi != 0 && pi != 3 && pi != 5 { // all axes, two axes, three of rank 4
+					continue
+				}
 				r, p, dt, seed := r, p, dt, uint64(ri*50+pi)
 				cs = append(cs, Case{
 					Name: fmt.Sprintf("%s/%v%v/%s", r.name, p.shape, p.axes, dt.Short()),
@@ -427,11 +444,8 @@ func reduceCases() []Case {
 			shape tensor.Shape
 			axes  []int
 		}{
-			{tensor.Shape{2, 3, 4}, []int{0, 1, 2}},
-			{tensor.Shape{2, 3, 4}, []int{0, 2}},
 			{tensor.Shape{2, 3, 4, 5}, []int{1, 3}},
 			{tensor.Shape{300, 7}, []int{0}},
-			{tensor.Shape{7, 3000}, []int{1}},
 		} {
 			dt, p, seed := dt, p, uint64(900+pi)
 			cs = append(cs, Case{
@@ -499,6 +513,11 @@ func movementCases() []Case {
 	var cs []Case
 	for mi, m := range mvs {
 		for _, dt := range append([]tensor.DType{tensor.Float32, tensor.Float64, tensor.Bool, tensor.Float16}, intTypes...) {
+			// Movement copies elements by their size: the small integers
+			// run one case of each op (of the first of its name).
+			if small(dt) && mi > 0 && strings.Split(mvs[mi-1].name, "/")[0] == strings.Split(m.name, "/")[0] {
+				continue
+			}
 			if m.name == "CustomGrad" && (dt != tensor.Float32 && dt != tensor.Float64) {
 				continue
 			}
