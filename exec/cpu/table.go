@@ -18,12 +18,14 @@ import (
 // micro-op in fused groups, for every dtype of its declaration:
 //
 //   - unary(f, i, fast) and binary(f, i, fast): f computes in float64
-//     for float32 and float64, i in int64 for int32, int64 and bool (the
-//     result converted back: integers wrap); nil where the op admits no
-//     such dtype. fast, optional, names internal/simd's kernels for the
+//     for float32 and float64, i in int64 for the integer dtypes and bool
+//     (the operands sign- or zero-extended, the result converted back:
+//     integers wrap); nil where the op admits no such dtype. fast, optional, names internal/simd's kernels for the
 //     hot ops: assembly for float32 and float64, unrolled Go loops for the
 //     other types where simd has them. A new op with only a float function
 //     is one line: ops.OpLog1p: unary(math.Log1p, nil).
+//   - byBool(b, i): b's kernels for bools, i's for the other dtypes
+//     (Not: logical on bools, bitwise on integers).
 //   - compare(op): a comparison with a bool result, in any element type.
 //   - where(), cast(), identity(): select by element size, conversion
 //     between any two dtypes, copy of the bytes.
