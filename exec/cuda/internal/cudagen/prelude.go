@@ -37,18 +37,29 @@ func intHelpers() string {
 	b.WriteString("// and float conversion that truncates and saturates (NaN gives 0).\n")
 	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Uint8} {
 		ci := cInfos[dt]
-		t, s := ci.c, ci.sfx
 		lo, hi := dt.IntRange()
-		r := strings.NewReplacer("T", t, "S", s, "LO", fmt.Sprint(lo), "HI", fmt.Sprint(hi))
+		r := strings.NewReplacer("T", ci.c, "S", ci.sfx, "LO", fmt.Sprint(lo), "HI", fmt.Sprint(hi))
 		b.WriteString(r.Replace(`__device__ __forceinline__ T loom_add_S(T a, T b) { return (T)((unsigned int)a + (unsigned int)b); }
 __device__ __forceinline__ T loom_sub_S(T a, T b) { return (T)((unsigned int)a - (unsigned int)b); }
 __device__ __forceinline__ T loom_mul_S(T a, T b) { return (T)((unsigned int)a * (unsigned int)b); }
 __device__ __forceinline__ T loom_neg_S(T a) { return (T)(0u - (unsigned int)a); }
-__device__ __forceinline__ T loom_abs_S(T a) { return a < 0 ? loom_neg_S(a) : a; }
+`))
+		// Unsigned types have no sign to test: NVRTC warns about a
+		// comparison of an unsigned value with 0.
+		if dt.IsUnsigned() {
+			b.WriteString(r.Replace(`__device__ __forceinline__ T loom_abs_S(T a) { return a; }
+__device__ __forceinline__ T loom_div_S(T x, T y) { return y == 0 ? (T)0 : (T)(x / y); }
+__device__ __forceinline__ T loom_pow_S(T x, T y)
+{
+    unsigned int r = 1u, b = (unsigned int)x;
+    int e = (int)y;
+`))
+		} else {
+			b.WriteString(r.Replace(`__device__ __forceinline__ T loom_abs_S(T a) { return a < 0 ? loom_neg_S(a) : a; }
 __device__ __forceinline__ T loom_div_S(T x, T y)
 {
     if (y == 0) return (T)0;
-    if (y == (T)-1 && (T)-1 < 0) return loom_neg_S(x);
+    if (y == -1) return loom_neg_S(x);
     int q = (int)x / (int)y;
     if (((int)x % (int)y != 0) && ((x < 0) != (y < 0))) q--;
     return (T)q;
@@ -57,12 +68,14 @@ __device__ __forceinline__ T loom_pow_S(T x, T y)
 {
     if (y < 0) {
         if (x == 1) return (T)1;
-        if (x == (T)-1 && (T)-1 < 0) return (y & 1) ? (T)-1 : (T)1;
+        if (x == -1) return (y & 1) ? (T)-1 : (T)1;
         return (T)0;
     }
     unsigned int r = 1u, b = (unsigned int)x;
     int e = (int)y;
-    while (e > 0) {
+`))
+		}
+		b.WriteString(r.Replace(`    while (e > 0) {
         if (e & 1) r *= b;
         b *= b;
         e >>= 1;
@@ -90,9 +103,13 @@ __device__ __forceinline__ T loom_d2S(double v)
 		if dt.Size() == 8 {
 			u = "unsigned long long"
 		}
-		r := strings.NewReplacer("UT", u, "T", ci.c, "S", ci.sfx, "W", fmt.Sprint(8*dt.Size()))
+		neg := "(a < 0 ? (" + ci.c + ")-1 : (" + ci.c + ")0)" // the value shifted out
+		if dt.IsUnsigned() {
+			neg = "(" + ci.c + ")0"
+		}
+		r := strings.NewReplacer("NEG", neg, "UT", u, "T", ci.c, "S", ci.sfx, "W", fmt.Sprint(8*dt.Size()))
 		b.WriteString(r.Replace(`__device__ __forceinline__ T loom_shl_S(T a, T c) { return (unsigned long long)(long long)c < Wull ? (T)((UT)a << (int)c) : (T)0; }
-__device__ __forceinline__ T loom_shr_S(T a, T c) { return (unsigned long long)(long long)c < Wull ? (T)(a >> (int)c) : (a < 0 ? (T)-1 : (T)0); }
+__device__ __forceinline__ T loom_shr_S(T a, T c) { return (unsigned long long)(long long)c < Wull ? (T)(a >> (int)c) : NEG; }
 `))
 	}
 	return b.String()

@@ -43,7 +43,9 @@ func rows() []row {
 		{ops.OpNeg, ew(expr{floats: "-$0", ints: "loom_neg_$s($0)"})},
 		{ops.OpAbs, ew(expr{floats: "fabs$f($0)", ints: "loom_abs_$s($0)"})},
 		// Float Sign and Relu keep NaN (and Sign keeps -0).
-		{ops.OpSign, ew(expr{floats: "loom_sign_$s($0)", ints: "($T)(($0 > 0) - ($0 < 0))"})},
+		// (Integers compare with 0 once each way: NVRTC warns about x < 0
+		// of an unsigned x.)
+		{ops.OpSign, ew(expr{floats: "loom_sign_$s($0)", ints: "($T)($0 > 0 ? 1 : ($0 == 0 ? 0 : -1))"})},
 		{ops.OpRelu, ew(expr{floats: "loom_relu_$s($0)", ints: "($0 > 0 ? $0 : $z)"})},
 
 		// Float functions.
