@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/scalar"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -57,14 +58,14 @@ func init() {
 			a, b := in(n, 0), in(n, 1)
 			return each(need, func() *graph.Node { return sumTo(Mul(g, b), a) }, func() *graph.Node { return sumTo(Mul(g, a), b) })
 		}, true)
-	OpDiv = arith("Div", "a / b; floor division for integers, x/0 = 0", func(a, b float64) float64 { return a / b }, floorDiv,
+	OpDiv = arith("Div", "a / b; floor division for integers, x/0 = 0", func(a, b float64) float64 { return a / b }, scalar.FloorDivInt,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
 				func() *graph.Node { return sumTo(Div(g, b), a) },
 				func() *graph.Node { return sumTo(Neg(Mul(g, Div(n, b))), b) }) // -g*a/b^2 = -g*(a/b)/b
 		}, false, []opdef.Interval{iv(-2, 2), {Lo: 0.5, Hi: 2, Signed: true}}, []opdef.Interval{iv(-50, 50), iv(1, 7)})
-	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, intPow,
+	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, scalar.PowInt,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
@@ -106,16 +107,7 @@ func init() {
 	OpGreater = compare("Greater", "a > b", numeric, func(a, b float64) bool { return a > b }, func(a, b int64) bool { return a > b }, false)
 	OpGreaterEqual = compare("GreaterEqual", "a >= b", numeric, func(a, b float64) bool { return a >= b }, func(a, b int64) bool { return a >= b }, false)
 
-	logic := func(name, doc string, arity int, f func(x []float64) float64) graph.Op {
-		sh := shBroadcast
-		if arity == 1 {
-			sh = shSame
-		}
-		return define(&opdef.Def{Name: name, Doc: doc, Arity: arity, Kind: opdef.Elementwise, DType: sameDType(bools), Shape: sh, Commutative: arity == 2, F64: f})
-	}
-	OpAnd = logic("And", "logical and of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 && x[1] != 0) })
-	OpOr = logic("Or", "logical or of bools", 2, func(x []float64) float64 { return opdef.Bool(x[0] != 0 || x[1] != 0) })
-	OpNot = logic("Not", "logical not of a bool", 1, func(x []float64) float64 { return opdef.Bool(x[0] == 0) })
+	declareBitwise() // And, Or, Not, Xor, LeftShift, RightShift (bitwise.go)
 
 	// unary declares a one-operand op of the set s; i is nil for float-only
 	// ops.
@@ -162,7 +154,7 @@ func init() {
 	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) }, iv(0.05, 10))
 	OpTanh = unary("Tanh", "hyperbolic tangent", floats, 8, math.Tanh, nil,
 		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sub(Scalar(n, 1), Mul(n, n))) }, iv(-4, 4))
-	OpSigmoid = unary("Sigmoid", "1 / (1 + e ** -x), without overflow", floats, 8, sigmoid, nil,
+	OpSigmoid = unary("Sigmoid", "1 / (1 + e ** -x), without overflow", floats, 8, scalar.Sigmoid, nil,
 		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Mul(n, Sub(Scalar(n, 1), n))) }, iv(-8, 8))
 	OpRelu = unary("Relu", "max(x, 0); NaN propagates", numeric, 1, func(x float64) float64 {
 		if math.IsNaN(x) {
@@ -199,58 +191,6 @@ func init() {
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node { return []*graph.Node{nil} },
 		F64:  func(x []float64) float64 { return x[0] },
 		I64:  func(x []int64) int64 { return x[0] }})
-}
-
-// floorDiv is integer division rounding toward minus infinity (Python's
-// //), with x/0 = 0 (integer division by zero has no value; loom does not
-// trap) and MinInt/-1 wrapping to MinInt as NumPy does.
-func floorDiv(a, b int64) int64 {
-	switch b {
-	case 0:
-		return 0
-	case -1:
-		return -a
-	}
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
-// intPow is integer power by squaring; a negative exponent gives the
-// truncated reciprocal (0 unless a is 1 or -1).
-func intPow(a, b int64) int64 {
-	if b < 0 {
-		switch a {
-		case 1:
-			return 1
-		case -1:
-			if b%2 == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	r := int64(1)
-	for b > 0 {
-		if b&1 == 1 {
-			r *= a
-		}
-		a *= a
-		b >>= 1
-	}
-	return r
-}
-
-// sigmoid is 1/(1+e^-x) without overflow: for x < 0 it is e^x/(1+e^x).
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }
 
 func dtWhere(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
@@ -373,15 +313,6 @@ func Greater(a, b *graph.Node) *graph.Node { return binary(OpGreater, a, b) }
 
 // GreaterEqual returns a >= b as Bool.
 func GreaterEqual(a, b *graph.Node) *graph.Node { return binary(OpGreaterEqual, a, b) }
-
-// And returns the logical and of two Bool operands.
-func And(a, b *graph.Node) *graph.Node { return Apply(OpAnd, nil, a, b) }
-
-// Or returns the logical or of two Bool operands.
-func Or(a, b *graph.Node) *graph.Node { return Apply(OpOr, nil, a, b) }
-
-// Not returns the logical negation of a Bool operand.
-func Not(x *graph.Node) *graph.Node { return Apply(OpNot, nil, x) }
 
 // Neg returns -x.
 func Neg(x *graph.Node) *graph.Node { return Apply(OpNeg, nil, x) }

@@ -17,7 +17,7 @@ func init() {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: sh, Grad: grad,
 			Cost: inputSize, Ref: refReduce, FuseReduce: fuse})
 	}
-	OpSum = red("Sum", "sum over axes", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+	OpSum = red("Sum", "sum over axes (integers wrap); ops.Sum casts int8, int16 and uint8 to int64 first (NumPy, PyTorch)", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
 		return each(need, func() *graph.Node {
 			x := n.Input(0)
 			return BroadcastTo(Reshape(g, keepShape(x, n.Attr().(opdef.AxesAttr))...), x.Shape()...)
@@ -134,10 +134,32 @@ func reduce(op graph.Op, x *graph.Node, axes []int, keep bool) *graph.Node {
 
 // Sum adds the elements of x over the given axes (all axes if none;
 // negative axes count from the end). The reduced axes are removed.
-func Sum(x *graph.Node, axes ...int) *graph.Node { return reduce(OpSum, x, axes, false) }
+//
+// The sum of a small integer dtype (Int8, Int16, Uint8) is Int64: x is
+// cast to Int64 first, so that a sum of many small values does not wrap,
+// as NumPy (numpy.sum: "integers smaller than the default platform
+// integer are upcast") and PyTorch (torch.sum of any integer dtype gives
+// int64) do; the Array API's sum asks the same of signed integers (an
+// unsigned one would get an unsigned dtype of the default width, which
+// loom does not have: Int64 holds every sum of Uint8 values anyway).
+// Int32 and Int64 keep their dtype and wrap on overflow, as before. The
+// op OpSum itself keeps its operand's dtype (wrapping), for ops.Apply.
+func Sum(x *graph.Node, axes ...int) *graph.Node { return reduce(OpSum, widenSum(x), axes, false) }
 
-// SumKeepDims is Sum keeping each reduced axis as a dimension of length 1.
-func SumKeepDims(x *graph.Node, axes ...int) *graph.Node { return reduce(OpSum, x, axes, true) }
+// SumKeepDims is Sum keeping each reduced axis as a dimension of length 1
+// (small integers sum to Int64, as Sum).
+func SumKeepDims(x *graph.Node, axes ...int) *graph.Node {
+	return reduce(OpSum, widenSum(x), axes, true)
+}
+
+// widenSum casts an Int8, Int16 or Uint8 operand of Sum to Int64 (see
+// Sum); other operands, invalid ones included, are returned as they are.
+func widenSum(x *graph.Node) *graph.Node {
+	if x != nil && x.Valid() && x.DType().IsInt() && x.DType().Size() < 4 {
+		return Cast(x, tensor.Int64)
+	}
+	return x
+}
 
 // Max returns the largest element over the given axes; NaN propagates.
 func Max(x *graph.Node, axes ...int) *graph.Node { return reduce(OpMax, x, axes, false) }
@@ -188,6 +210,7 @@ func mean(x *graph.Node, axes []int, keep bool) *graph.Node {
 // SumTo sums x down to shape, undoing a NumPy broadcast from shape to x's
 // shape: leading axes are summed away and axes where shape has 1 are
 // summed with keepdims. Reverse-mode rules use it for broadcast operands.
+// The result has x's dtype (small integers wrap, unlike Sum's).
 func SumTo(x *graph.Node, shape tensor.Shape) *graph.Node {
 	if _, bad := graph.Operands("SumTo", x); bad != nil {
 		return bad
@@ -213,7 +236,7 @@ func SumTo(x *graph.Node, shape tensor.Shape) *graph.Node {
 	}
 	s := x
 	if len(axes) > 0 {
-		s = SumKeepDims(x, axes...)
+		s = reduce(OpSum, x, axes, true) // keeps x's dtype, small integers too
 	}
 	return Reshape(s, shape...)
 }

@@ -150,15 +150,28 @@ func (d DType) Kind() string {
 	return "invalid"
 }
 
-// ParseDType parses a long ("float32") or short ("f32") dtype name,
-// case-insensitively. "bool" and "b8" both name Bool. Any other string is
-// an error that lists the valid names.
+// numpyNames are the other names of NumPy's that ParseDType accepts for
+// the small integers: the array-interface type strings by byte count
+// ("i1", "i2", "u1") and the C names of numpy.short and numpy.ubyte.
+// NumPy's "byte" (int8 to NumPy, uint8 to Go) and "i8" (int64 to NumPy,
+// loom's short name of int8) are not among them: "byte" is an error and
+// "i8" is Int8.
+var numpyNames = map[string]DType{"i1": Int8, "i2": Int16, "u1": Uint8, "short": Int16, "ubyte": Uint8}
+
+// ParseDType parses a long ("float32", "int8", "uint8") or short ("f32",
+// "i8", "u8") dtype name, case-insensitively. "bool" and "b8" both name
+// Bool. NumPy's "i1", "i2", "u1", "short" and "ubyte" name Int8, Int16,
+// Uint8, Int16 and Uint8; note that "i8" is loom's Int8, not NumPy's
+// int64. Any other string is an error that lists the valid names.
 func ParseDType(s string) (DType, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, d := range DTypes() {
 		if t == dtypeNames[d].long || t == dtypeNames[d].short {
 			return d, nil
 		}
+	}
+	if d, ok := numpyNames[t]; ok {
+		return d, nil
 	}
 	var names []string
 	for _, d := range DTypes() {

@@ -15,6 +15,9 @@ func TestParseDType(t *testing.T) {
 		{"f64", Float64}, {"int32", Int32}, {"i32", Int32}, {"int64", Int64}, {"i64", Int64},
 		{"bool", Bool}, {"b8", Bool}, {"float16", Float16}, {"f16", Float16},
 		{"bfloat16", BFloat16}, {"bf16", BFloat16},
+		{"int8", Int8}, {"i8", Int8}, {"INT8", Int8}, {"int16", Int16}, {"i16", Int16}, {"uint8", Uint8}, {"u8", Uint8},
+		// NumPy's names (array-interface type strings, C names)
+		{"i1", Int8}, {"i2", Int16}, {"u1", Uint8}, {"short", Int16}, {"ubyte", Uint8}, {"U1", Uint8},
 	}
 	for _, c := range cases {
 		got, err := ParseDType(c.in)
@@ -22,7 +25,7 @@ func TestParseDType(t *testing.T) {
 			t.Errorf("ParseDType(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", "float", "f8", "double", "invalid"} {
+	for _, bad := range []string{"", "float", "f8", "double", "invalid", "byte", "uint16", "u16", "i4"} {
 		_, err := ParseDType(bad)
 		if err == nil {
 			t.Errorf("ParseDType(%q) succeeded", bad)

@@ -13,32 +13,40 @@ func convert[S, D elem](d []D, s []S) {
 	}
 }
 
-// floatToInt converts floats to the signed integer type D with toInt.
-func floatToInt[S, D elem](d []D, s []S) {
-	lim, lo, hi := intLimits[D]()
+// floatToInt converts floats to the integer type D with toInt.
+func floatToInt[S, D elem](d []D, s []S, r intRange[D]) {
 	s = s[:len(d)]
 	for i := range d {
-		d[i] = toInt(float64(s[i]), lim, lo, hi)
+		d[i] = toInt(float64(s[i]), r)
 	}
 }
 
-// intLimits describes the signed integer type D: lim is 2^(bits-1) (the
-// range is [-lim, lim)), lo and hi its lowest and highest values.
-func intLimits[D elem]() (lim float64, lo, hi D) {
-	bits := bitsOf[D]()
-	return float64(uint64(1) << (bits - 1)), D(int64(-1) << (bits - 1)), D(int64(uint64(1)<<(bits-1) - 1))
+// intRange is an integer dtype's range for the saturating conversion:
+// its lowest and highest values, as floats and as D.
+type intRange[D elem] struct {
+	flo, fhi float64
+	lo, hi   D
 }
 
-// toInt is v truncated toward zero and saturated to [lo, hi], NaN giving
-// 0 (Go's own conversion is implementation-defined out of range).
-func toInt[D elem](v, lim float64, lo, hi D) D {
+// rangeOf is the range of integer dtype dt, held in D (dt's element
+// type: int8 for Int8, uint8 for Uint8 ...).
+func rangeOf[D elem](dt tensor.DType) intRange[D] {
+	lo, hi := dt.IntRange()
+	return intRange[D]{float64(lo), float64(hi), D(lo), D(hi)}
+}
+
+// toInt is v truncated toward zero and saturated to r, NaN giving 0, as
+// tensor.FloatToIntType (Go's own conversion is implementation-defined
+// out of range). float64(MaxInt64) is 2^63, outside Int64's range: v >=
+// fhi saturates there too.
+func toInt[D elem](v float64, r intRange[D]) D {
 	switch {
 	case v != v:
 		return 0
-	case v <= -lim:
-		return lo
-	case v >= lim:
-		return hi
+	case v <= r.flo:
+		return r.lo
+	case v >= r.fhi:
+		return r.hi
 	}
 	return D(v)
 }

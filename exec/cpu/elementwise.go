@@ -216,6 +216,18 @@ func binary(f func(x, y float64) float64, i func(x, y int64) int64, fast ...simd
 	return en
 }
 
+// byBool is the entry of an op whose element function differs between
+// bools and the other dtypes (Not: logical on bools, bitwise on
+// integers): b's kernels for a Bool result, o's for the others.
+func byBool(b, o entry) entry {
+	return elementwise(func(out tensor.DType, in []tensor.DType, st []int) (microFn, error) {
+		if out == tensor.Bool {
+			return b.micro(out, in, st)
+		}
+		return o.micro(out, in, st)
+	})
+}
+
 // compare is the entry of a comparison: operands of any element type,
 // a bool result, by simd's comparison op (a scalar on the left compares
 // with the operands swapped).

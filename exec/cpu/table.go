@@ -19,12 +19,14 @@ import (
 // micro-op in fused groups, for every dtype of its declaration:
 //
 //   - unary(f, i, fast) and binary(f, i, fast): f computes in float64
-//     for float32 and float64, i in int64 for int32, int64 and bool (the
-//     result converted back: integers wrap); nil where the op admits no
-//     such dtype. fast, optional, names internal/simd's kernels for the
+//     for float32 and float64, i in int64 for the integer dtypes and bool
+//     (the operands sign- or zero-extended, the result converted back:
+//     integers wrap); nil where the op admits no such dtype. fast, optional, names internal/simd's kernels for the
 //     hot ops: assembly for float32 and float64, unrolled Go loops for the
 //     other types where simd has them. A new op with only a float function
 //     is one line: ops.OpLog1p: unary(math.Log1p, nil).
+//   - byBool(b, i): b's kernels for bools, i's for the other dtypes
+//     (Not: logical on bools, bitwise on integers).
 //   - compare(op): a comparison with a bool result, in any element type.
 //   - where(), cast(), identity(): select by element size, conversion
 //     between any two dtypes, copy of the bytes.
@@ -39,8 +41,8 @@ func init() {
 		ops.OpAdd:     binary(add[float64], add[int64], simd.Add),
 		ops.OpSub:     binary(sub[float64], sub[int64], simd.Sub),
 		ops.OpMul:     binary(mul[float64], mul[int64], simd.Mul),
-		ops.OpDiv:     binary(div, floorDiv, simd.Div),
-		ops.OpPow:     binary(math.Pow, intPow),
+		ops.OpDiv:     binary(div, scalar.FloorDivInt, simd.Div),
+		ops.OpPow:     binary(math.Pow, scalar.PowInt),
 		ops.OpMaximum: binary(maxOf[float64], maxOf[int64], simd.Max),
 		ops.OpMinimum: binary(minOf[float64], minOf[int64], simd.Min),
 
@@ -51,9 +53,14 @@ func init() {
 		ops.OpGreater:      compare(simd.Gt),
 		ops.OpGreaterEqual: compare(simd.Ge),
 
-		ops.OpAnd: binary(nil, and, simd.And),
-		ops.OpOr:  binary(nil, or, simd.Or),
-		ops.OpNot: unary(nil, not),
+		// Logical on bools (0 and 1), bitwise on integers: one function
+		// serves both but for Not.
+		ops.OpAnd:        binary(nil, and, simd.And),
+		ops.OpOr:         binary(nil, or, simd.Or),
+		ops.OpXor:        binary(nil, xor),
+		ops.OpNot:        byBool(unary(nil, not), unary(nil, invert)),
+		ops.OpLeftShift:  binary(nil, shiftLeft),
+		ops.OpRightShift: binary(nil, shiftRight),
 
 		ops.OpNeg:     unary(neg[float64], neg[int64], simd.Neg),
 		ops.OpAbs:     unary(math.Abs, absInt, simd.Abs),
@@ -63,7 +70,7 @@ func init() {
 		ops.OpLog:     unary(math.Log, nil, simd.Log),
 		ops.OpSqrt:    unary(math.Sqrt, nil, simd.Sqrt),
 		ops.OpTanh:    unary(math.Tanh, nil, simd.Tanh),
-		ops.OpSigmoid: unary(sigmoid, nil, simd.Sigmoid),
+		ops.OpSigmoid: unary(scalar.Sigmoid, nil, simd.Sigmoid),
 		ops.OpSin:     unary(math.Sin, nil),
 		ops.OpCos:     unary(math.Cos, nil),
 
@@ -166,65 +173,27 @@ func absInt(x int64) int64 {
 	return x
 }
 
-// floorDiv is integer division rounding toward minus infinity (Python's
-// //); x/0 is 0 (integer division by zero has no value; loom does not
-// trap), and MinInt/-1 wraps to MinInt as in NumPy.
-func floorDiv(x, y int64) int64 {
-	switch y {
-	case 0:
-		return 0
-	case -1:
-		return -x
-	}
-	q := x / y
-	if x%y != 0 && (x < 0) != (y < 0) {
-		q--
-	}
-	return q
-}
-
-// intPow is integer power by squaring; a negative exponent gives the
-// truncated reciprocal (0 unless x is 1 or -1).
-func intPow(x, y int64) int64 {
-	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if y%2 == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	r := int64(1)
-	for y > 0 {
-		if y&1 == 1 {
-			r *= x
-		}
-		x *= x
-		y >>= 1
-	}
-	return r
-}
-
-// sigmoid is 1/(1+e^-x) without overflow: for x < 0 it uses e^x/(1+e^x).
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 // same is the rounding ops on integers: x itself.
 func same(x int64) int64 { return x }
 
 func rsqrt(x float64) float64      { return 1 / math.Sqrt(x) }
 func reciprocal(x float64) float64 { return 1 / x }
 
-// The logical ops on bools (0 and 1).
+// The logical ops on bools (0 and 1) and bitwise ops on integers: and,
+// or and xor are both; not is the logical not of a bool, invert the
+// bitwise not of an integer (the result wraps to the element type:
+// ^x of a uint8 200 is -201, stored as 55).
 func and(x, y int64) int64 { return x & y }
 func or(x, y int64) int64  { return x | y }
+func xor(x, y int64) int64 { return x ^ y }
 func not(x int64) int64    { return x ^ 1 }
+func invert(x int64) int64 { return ^x }
+
+// shiftLeft and shiftRight are NumPy's left_shift and right_shift
+// computed in int64 (see ops.LeftShift): the element is sign- or
+// zero-extended, so the arithmetic shift is logical for uint8, and a
+// count of the element's width or more already gives 0 (left) or 0 and
+// -1 by sign (right) once the result is converted back; a negative count,
+// made unsigned, is a count of 64 or more, with the same results.
+func shiftLeft(x, c int64) int64  { return x << uint64(c) }
+func shiftRight(x, c int64) int64 { return x >> uint64(c) }

@@ -18,10 +18,11 @@ import (
 // float is the float element types (Softmax and MatMul take only these).
 type float interface{ float32 | float64 }
 
-// elem is every element type a kernel computes in: uint8 stands for bool
-// (0 or 1).
+// elem is every element type a kernel computes in: uint8 is both Uint8
+// and Bool (0 or 1), the node's dtype telling them apart where they
+// differ (Not, Cast).
 type elem interface {
-	float | int32 | int64 | uint8
+	float | int8 | int16 | int32 | int64 | uint8
 }
 
 // elemTypes is the dtype -> element type dispatch. The storage types
@@ -29,6 +30,9 @@ type elem interface {
 // them, by their bytes.
 var elemTypes = map[tensor.DType]etype{
 	tensor.Bool:    et[uint8]{},
+	tensor.Int8:    et[int8]{},
+	tensor.Int16:   et[int16]{},
+	tensor.Uint8:   et[uint8]{},
 	tensor.Int32:   et[int32]{},
 	tensor.Int64:   et[int64]{},
 	tensor.Float32: et[float32]{},
@@ -117,6 +121,12 @@ func (et[S]) castTo(from, to tensor.DType) func(d, s []byte) {
 	switch to {
 	case tensor.Bool:
 		return func(d, s []byte) { toBool(d, as[S](s)) }
+	case tensor.Int8:
+		return castLoop[S, int8](from, to)
+	case tensor.Int16:
+		return castLoop[S, int16](from, to)
+	case tensor.Uint8:
+		return castLoop[S, uint8](from, to)
 	case tensor.Int32:
 		return castLoop[S, int32](from, to)
 	case tensor.Int64:
@@ -139,11 +149,11 @@ func (et[T]) fromHalf(dec func(uint16) float32, to tensor.DType) func(d, s []byt
 			}
 		}
 	case to.IsInt():
-		lim, lo, hi := intLimits[T]()
+		r := rangeOf[T](to)
 		return func(d, s []byte) {
 			x, y := as[uint16](s), as[T](d)
 			for i := range min(len(x), len(y)) {
-				y[i] = toInt(float64(dec(x[i])), lim, lo, hi)
+				y[i] = toInt(float64(dec(x[i])), r)
 			}
 		}
 	}
@@ -179,7 +189,8 @@ func (et[T]) fusedReduce(p *fusedPlan, isFloat bool) *kernel {
 // saturating from a float to an integer type, Go's conversion otherwise.
 func castLoop[S, D elem](from, to tensor.DType) func(d, s []byte) {
 	if from.IsFloat() && to.IsInt() {
-		return func(d, s []byte) { floatToInt(as[D](d), as[S](s)) }
+		r := rangeOf[D](to)
+		return func(d, s []byte) { floatToInt(as[D](d), as[S](s), r) }
 	}
 	return func(d, s []byte) { convert(as[D](d), as[S](s)) }
 }

@@ -149,7 +149,8 @@ func variants(g *graph.Graph, c combo, feeds exec.Feeds) []variant {
 	out = append(out, variant{c, "fused", opdef.Fused(&opdef.FusedAttr{Domain: domain, Ops: group}, ins...), op})
 	if dt := op.DType(); dt.IsInt() || dt == tensor.Float32 || dt == tensor.Float64 {
 		red := &opdef.FusedReduce{Op: ops.OpSum, Axes: []int{1}}
-		out = append(out, variant{c, "fused+Sum", opdef.Fused(&opdef.FusedAttr{Domain: domain, Ops: fo, Reduce: red}, ins...), ops.Sum(op, 1)})
+		out = append(out, variant{c, "fused+Sum", opdef.Fused(&opdef.FusedAttr{Domain: domain, Ops: fo, Reduce: red}, ins...),
+			ops.Apply(ops.OpSum, opdef.AxesAttr{Axes: []int{1}}, op)}) // the op, which keeps small integers (ops.Sum widens them)
 	}
 	return out
 }

@@ -101,14 +101,15 @@ var modes = []struct {
 }
 
 // uncovered lists what covered lacks: each op of the table ("Op") and
-// each float dtype it admits ("Op/f32"), but for the ops in skip.
+// each float and integer dtype it admits ("Op/f32", "Op/i8"), but for the
+// ops in skip.
 func uncovered(covered map[string]bool, skip []string) []string {
 	var missing []string
 	for _, d := range opdef.Defs() {
 		if slices.Contains(skip, d.Name) {
 			continue
 		}
-		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for _, dt := range append([]tensor.DType{tensor.Float32, tensor.Float64}, intTypes...) {
 			if admits(d, dt) && !covered[d.Name+"/"+dt.Short()] {
 				missing = append(missing, d.Name+"/"+dt.Short())
 			}
@@ -207,14 +208,15 @@ func runCase(t *testing.T, be exec.Backend, c Case, opts ...exec.Option) []strin
 }
 
 // kernelKeys are the coverage keys of a kernel step's node: its op with
-// its operands' and result's float dtypes, and for a fused kernel, also
+// its operands' and result's float and integer dtypes, and for a fused
+// kernel, also
 // each op of the group with its own operands' and result's dtypes.
 func kernelKeys(n *graph.Node) []string {
 	var keys []string
 	add := func(op string, result tensor.DType, operands ...tensor.DType) {
 		keys = append(keys, op+"/any")
 		for _, dt := range append(operands, result) {
-			if dt.IsFloat() {
+			if dt.IsFloat() || dt.IsInt() {
 				keys = append(keys, op+"/"+dt.Short())
 			}
 		}

@@ -65,6 +65,33 @@ func FloorDivInt(x, y int64) int64 {
 	return q
 }
 
+// PowInt is integer power by squaring, wrapping as int64 arithmetic does;
+// a negative exponent gives the truncated reciprocal (0 unless x is 1 or
+// -1).
+func PowInt(x, y int64) int64 {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if y%2 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := int64(1)
+	for y > 0 {
+		if y&1 == 1 {
+			r *= x
+		}
+		x *= x
+		y >>= 1
+	}
+	return r
+}
+
 // RemainderInt is x - FloorDivInt(x, y)*y, with the divisor's sign
 // (Python's %); x % 0 is 0 (NumPy warns and gives 0).
 func RemainderInt(x, y int64) int64 {

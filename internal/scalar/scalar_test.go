@@ -131,3 +131,19 @@ func TestIntegerDivision(t *testing.T) {
 		}
 	}
 }
+
+// TestPowInt checks integer powers by hand: 3^4 = 81, (-2)^3 = -8,
+// x^0 = 1 (0^0 too, as NumPy), negative exponents truncate (2^-1 = 0,
+// (-1)^-3 = -1, 1^-5 = 1), and 2^64 wraps to 0 and 3^41 to
+// pow(3, 41, 2**64) - 2**64 = -420491770248316829 (Python), as int64
+// arithmetic wraps.
+func TestPowInt(t *testing.T) {
+	for _, c := range []struct{ x, y, want int64 }{
+		{3, 4, 81}, {-2, 3, -8}, {5, 0, 1}, {0, 0, 1}, {2, -1, 0}, {-1, -3, -1}, {-1, -2, 1}, {1, -5, 1},
+		{2, 64, 0}, {3, 41, -420491770248316829},
+	} {
+		if got := PowInt(c.x, c.y); got != c.want {
+			t.Errorf("PowInt(%d, %d) = %d, want %d", c.x, c.y, got, c.want)
+		}
+	}
+}

@@ -56,12 +56,23 @@ func extraCases() []exectest.Case {
 				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
 		}
 	}
+	// Shifts and bitwise ops of every integer dtype, with counts in and
+	// outside [0, width) (negative ones included), against the CPU exactly.
+	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8} {
+		x := exectest.Tensor(dt, []float64{1, -1, -128, 127, 100, -5, 7, 3, 64, -32768, 255, 200, 2147483647, -2147483648, 0, 5, -3, 1})
+		c := exectest.Tensor(dt, []float64{3, 4, 1, 7, 8, -1, 9, 15, 16, 31, 32, 33, 63, 64, 65, 100, -100, 0})
+		cs = append(cs, oneCase("exact/Bitwise/"+dt.Short(), []*tensor.Tensor{x, c}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.LeftShift(ns[0], ns[1]), ops.RightShift(ns[0], ns[1]), ops.And(ns[0], ns[1]),
+				ops.Or(ns[0], ns[1]), ops.Xor(ns[0], ns[1]), ops.Not(ns[0])}
+		}))
+	}
 	// Integer division and power.
-	for _, dt := range []tensor.DType{tensor.Int32, tensor.Int64} {
+	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8} {
 		x := exectest.Tensor(dt, []float64{-7, 7, -7, 7, 0, -2147483648, 5, -1, 3, -3, 9, -9, 2, -2, 1, -1, 0, 3})
 		y := exectest.Tensor(dt, []float64{2, -2, -2, 2, 0, -1, 0, -3, -1, 5, 3, 3, -1, -3, -5, -4, -2, 0})
+		lo, _ := dt.IntRange()
 		cs = append(cs, oneCase("exact/Div-Pow/"+dt.Short(), []*tensor.Tensor{x, y}, func(ns []*graph.Node) []*graph.Node {
-			return []*graph.Node{ops.Div(ns[0], ns[1]), ops.Pow(ops.Maximum(ops.Minimum(ns[0], ops.Scalar(ns[0], 3)), ops.Scalar(ns[0], -3)), ns[1]),
+			return []*graph.Node{ops.Div(ns[0], ns[1]), ops.Pow(ops.Maximum(ops.Minimum(ns[0], ops.Scalar(ns[0], 3)), ops.Scalar(ns[0], float64(max(-3, lo)))), ns[1]),
 				ops.Neg(ns[0]), ops.Abs(ns[0]), ops.Sign(ns[0]), ops.Relu(ns[0]), ops.Sub(ns[0], ns[1]), ops.Mul(ns[0], ns[1])}
 		}))
 	}

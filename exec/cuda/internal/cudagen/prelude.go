@@ -1,14 +1,120 @@
 package cudagen
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loomgraph/loom/tensor"
+)
+
 // Prelude returns the device code every module starts with: the dynamic
 // shared memory declaration and the __device__ helpers generated kernels
 // call (float16/bfloat16 conversions by bit manipulation with rounding to
 // nearest even, as package tensor converts; NaN and infinity by bit
 // casts; saturating float-to-integer casts; floor division and
 // powers; NaN-propagating maximum and minimum; the math ops that the C
-// math library lacks, as internal/scalar computes them). It needs no
+// math library lacks, as internal/scalar computes them; the shifts). It needs no
 // headers.
-func Prelude() string { return prelude }
+func Prelude() string { return fullPrelude }
+
+// fullPrelude is the prelude with the integer helpers of the dtypes that
+// intHelpers writes.
+var fullPrelude = prelude + intHelpers()
+
+// intHelpers writes the prelude's integer helpers that follow one pattern
+// for several dtypes: the wrapping arithmetic, floor division, power,
+// remainders (NumPy's remainder, with the divisor's sign, and C's fmod,
+// with the dividend's; x % 0 = 0) and saturating conversion from double
+// of int8, int16 and uint8 (int32's and int64's are written out in
+// prelude), and the shifts of every integer dtype. Arithmetic is computed
+// in unsigned int (C promotes the small types to int, where a product
+// could overflow) and converted back, which keeps the low bits:
+// two's-complement wrapping.
+func intHelpers() string {
+	var b strings.Builder
+	b.WriteString("\n// The small integers (int8, int16, uint8): wrapping arithmetic in\n")
+	b.WriteString("// unsigned int, floor division with x / 0 = 0, powers as int32's,\n")
+	b.WriteString("// remainders with x % 0 = 0 (computed in int, where -128 % -1 is 0),\n")
+	b.WriteString("// and float conversion that truncates and saturates (NaN gives 0).\n")
+	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Uint8} {
+		ci := cInfos[dt]
+		lo, hi := dt.IntRange()
+		r := strings.NewReplacer("T", ci.c, "S", ci.sfx, "LO", fmt.Sprint(lo), "HI", fmt.Sprint(hi))
+		b.WriteString(r.Replace(`__device__ __forceinline__ T loom_add_S(T a, T b) { return (T)((unsigned int)a + (unsigned int)b); }
+__device__ __forceinline__ T loom_sub_S(T a, T b) { return (T)((unsigned int)a - (unsigned int)b); }
+__device__ __forceinline__ T loom_mul_S(T a, T b) { return (T)((unsigned int)a * (unsigned int)b); }
+__device__ __forceinline__ T loom_neg_S(T a) { return (T)(0u - (unsigned int)a); }
+`))
+		// Unsigned types have no sign to test: NVRTC warns about a
+		// comparison of an unsigned value with 0.
+		if dt.IsUnsigned() {
+			b.WriteString(r.Replace(`__device__ __forceinline__ T loom_abs_S(T a) { return a; }
+__device__ __forceinline__ T loom_div_S(T x, T y) { return y == 0 ? (T)0 : (T)(x / y); }
+__device__ __forceinline__ T loom_pow_S(T x, T y)
+{
+    unsigned int r = 1u, b = (unsigned int)x;
+    int e = (int)y;
+`))
+		} else {
+			b.WriteString(r.Replace(`__device__ __forceinline__ T loom_abs_S(T a) { return a < 0 ? loom_neg_S(a) : a; }
+__device__ __forceinline__ T loom_div_S(T x, T y)
+{
+    if (y == 0) return (T)0;
+    if (y == -1) return loom_neg_S(x);
+    int q = (int)x / (int)y;
+    if (((int)x % (int)y != 0) && ((x < 0) != (y < 0))) q--;
+    return (T)q;
+}
+__device__ __forceinline__ T loom_pow_S(T x, T y)
+{
+    if (y < 0) {
+        if (x == 1) return (T)1;
+        if (x == -1) return (y & 1) ? (T)-1 : (T)1;
+        return (T)0;
+    }
+    unsigned int r = 1u, b = (unsigned int)x;
+    int e = (int)y;
+`))
+		}
+		b.WriteString(r.Replace(`    while (e > 0) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return (T)r;
+}
+__device__ __forceinline__ T loom_remainder_S(T x, T y) { return y == 0 ? (T)0 : loom_sub_S(x, loom_mul_S(loom_div_S(x, y), y)); }
+__device__ __forceinline__ T loom_fmod_S(T x, T y) { return y == 0 ? (T)0 : (T)((int)x % (int)y); }
+__device__ __forceinline__ T loom_d2S(double v)
+{
+    if (v != v) return (T)0;
+    if (v <= LO.0) return (T)(LO);
+    if (v >= HI.0) return (T)HI;
+    return (T)v;
+}
+`))
+	}
+	b.WriteString("\n// Shifts as NumPy's left_shift and right_shift: a count in [0, width)\n")
+	b.WriteString("// shifts (left in unsigned arithmetic, wrapping; right arithmetic for\n")
+	b.WriteString("// signed types, logical for unsigned); any other count, negative ones\n")
+	b.WriteString("// included, gives 0, or -1 for a negative value shifted right.\n")
+	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8} {
+		ci := cInfos[dt]
+		u := "unsigned int"
+		if dt.Size() == 8 {
+			u = "unsigned long long"
+		}
+		neg := "(a < 0 ? (" + ci.c + ")-1 : (" + ci.c + ")0)" // the value shifted out
+		if dt.IsUnsigned() {
+			neg = "(" + ci.c + ")0"
+		}
+		r := strings.NewReplacer("NEG", neg, "UT", u, "T", ci.c, "S", ci.sfx, "W", fmt.Sprint(8*dt.Size()))
+		b.WriteString(r.Replace(`__device__ __forceinline__ T loom_shl_S(T a, T c) { return (unsigned long long)(long long)c < Wull ? (T)((UT)a << (int)c) : (T)0; }
+__device__ __forceinline__ T loom_shr_S(T a, T c) { return (unsigned long long)(long long)c < Wull ? (T)(a >> (int)c) : NEG; }
+`))
+	}
+	return b.String()
+}
 
 const prelude = `// loom CUDA prelude: helpers of the generated kernels (no headers needed).
 extern __shared__ __align__(16) unsigned char loom_smem[];

@@ -48,7 +48,7 @@ type reducer struct {
 }
 
 // reduceSupported checks that a reduction's elements are of a dtype it
-// handles: float32, float64, int32, int64.
+// handles: float32, float64 and the integers.
 func reduceSupported(dt tensor.DType) error {
 	if c := cInfos[dt].class; c != intClass && c != floatClass {
 		return fmt.Errorf("no reduction of %v", dt)
@@ -58,7 +58,8 @@ func reduceSupported(dt tensor.DType) error {
 
 // newReducer returns the reducer of op (a reduction of the table) over
 // elements of dtype dt. Float sums accumulate in double, integer sums in
-// the unsigned type of their width (wrapping).
+// an unsigned type (wrapping): int32's unsigned int, the others' unsigned
+// long long (a sum of int8s wraps to the same int8 either way).
 func newReducer(op graph.Op, dt tensor.DType) (reducer, error) {
 	red, err := reductionOf(op)
 	if err != nil {
@@ -114,6 +115,12 @@ func (r reducer) identity() string {
 			return "(-2147483647 - 1)"
 		}
 		return "2147483647"
+	case tensor.Int8, tensor.Int16, tensor.Uint8:
+		lo, hi := r.dt.IntRange()
+		if r.isMax() {
+			return fmt.Sprintf("(%s)(%d)", cType(r.dt), lo)
+		}
+		return fmt.Sprintf("(%s)%d", cType(r.dt), hi)
 	}
 	if r.isMax() {
 		return "(-9223372036854775807LL - 1LL)"

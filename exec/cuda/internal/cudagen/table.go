@@ -43,7 +43,9 @@ func rows() []row {
 		{ops.OpNeg, ew(expr{floats: "-$0", ints: "loom_neg_$s($0)"})},
 		{ops.OpAbs, ew(expr{floats: "fabs$f($0)", ints: "loom_abs_$s($0)"})},
 		// Float Sign and Relu keep NaN (and Sign keeps -0).
-		{ops.OpSign, ew(expr{floats: "loom_sign_$s($0)", ints: "($T)(($0 > 0) - ($0 < 0))"})},
+		// (Integers compare with 0 once each way: NVRTC warns about x < 0
+		// of an unsigned x.)
+		{ops.OpSign, ew(expr{floats: "loom_sign_$s($0)", ints: "($T)($0 > 0 ? 1 : ($0 == 0 ? 0 : -1))"})},
 		{ops.OpRelu, ew(expr{floats: "loom_relu_$s($0)", ints: "($0 > 0 ? $0 : $z)"})},
 
 		// Float functions.
@@ -99,16 +101,23 @@ func rows() []row {
 		{ops.OpIsInf, ew(expr{floats: "(unsigned char)(fabs$f($0) == loom_inf_$s())", ints: "(unsigned char)($0 != $0)"})},
 		{ops.OpIsFinite, ew(expr{floats: "(unsigned char)(fabs$f($0) < loom_inf_$s())", ints: "(unsigned char)($0 == $0)"})},
 
-		// Comparisons give a bool byte; logic on bool bytes.
+		// Comparisons give a bool byte.
 		{ops.OpEqual, compare("==")},
 		{ops.OpNotEqual, compare("!=")},
 		{ops.OpLess, compare("<")},
 		{ops.OpLessEqual, compare("<=")},
 		{ops.OpGreater, compare(">")},
 		{ops.OpGreaterEqual, compare(">=")},
-		{ops.OpAnd, ew(expr{bools: "(unsigned char)($0 & $1)"})},
-		{ops.OpOr, ew(expr{bools: "(unsigned char)($0 | $1)"})},
-		{ops.OpNot, ew(expr{bools: "(unsigned char)($0 ^ 1)"})},
+		// Logic on bool bytes, bitwise on integers (C's operators, the
+		// result converted back from int); the shifts give NumPy's
+		// results for counts outside [0, width) in the prelude's helpers
+		// (C leaves them undefined).
+		{ops.OpAnd, ew(expr{bools: "(unsigned char)($0 & $1)", ints: "($T)($0 & $1)"})},
+		{ops.OpOr, ew(expr{bools: "(unsigned char)($0 | $1)", ints: "($T)($0 | $1)"})},
+		{ops.OpXor, ew(expr{bools: "(unsigned char)($0 ^ $1)", ints: "($T)($0 ^ $1)"})},
+		{ops.OpNot, ew(expr{bools: "(unsigned char)($0 ^ 1)", ints: "($T)(~$0)"})},
+		{ops.OpLeftShift, ew(expr{ints: "loom_shl_$s($0, $1)"})},
+		{ops.OpRightShift, ew(expr{ints: "loom_shr_$s($0, $1)"})},
 
 		// Selection and conversion.
 		{ops.OpWhere, ew(expr{key: 1, bools: where, ints: where, floats: where})},

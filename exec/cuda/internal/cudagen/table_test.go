@@ -61,7 +61,7 @@ func TestRender(t *testing.T) {
 		{opdef.FusedOp{Op: ops.OpPow, DType: f32}, []tensor.DType{f32, f32}, "loom_pow_f32(a0, a1)"},
 		{opdef.FusedOp{Op: ops.OpMaximum, DType: i64}, []tensor.DType{i64, i64}, "(a0 > a1 ? a0 : a1)"},
 		{opdef.FusedOp{Op: ops.OpSigmoid, DType: f64}, []tensor.DType{f64}, "loom_sigmoid_f64(a0)"},
-		{opdef.FusedOp{Op: ops.OpSign, DType: i64}, []tensor.DType{i64}, "(long long)((a0 > 0) - (a0 < 0))"},
+		{opdef.FusedOp{Op: ops.OpSign, DType: i64}, []tensor.DType{i64}, "(long long)(a0 > 0 ? 1 : (a0 == 0 ? 0 : -1))"},
 		{opdef.FusedOp{Op: ops.OpRelu, DType: i64}, []tensor.DType{i64}, "(a0 > 0 ? a0 : 0LL)"},
 		{opdef.FusedOp{Op: ops.OpLess, DType: b}, []tensor.DType{i32, i32}, "(unsigned char)(a0 < a1)"},
 		{opdef.FusedOp{Op: ops.OpWhere, DType: i64}, []tensor.DType{b, i64, i64}, "(a0 != 0 ? a1 : a2)"},

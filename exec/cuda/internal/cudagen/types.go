@@ -14,7 +14,7 @@ type class uint8
 const (
 	noClass      class = iota
 	boolClass          // bool, one byte holding 0 or 1
-	intClass           // int32, int64: two's complement, wrapping
+	intClass           // int8, int16, int32, int64, uint8: two's complement, wrapping
 	floatClass         // float32, float64: C arithmetic and the C math library
 	storageClass       // float16, bfloat16: bit patterns, converted through float32
 )
@@ -29,10 +29,14 @@ type cInfo struct {
 	class class
 }
 
-// cInfos is the C type mapping. Bool is one byte (0 or 1); float16 and
-// bfloat16 are their bit patterns, converted with the prelude's functions.
+// cInfos is the C type mapping. Bool is one byte (0 or 1), as Uint8 is
+// (the class tells them apart); float16 and bfloat16 are their bit
+// patterns, converted with the prelude's functions.
 var cInfos = map[tensor.DType]cInfo{
 	tensor.Bool:     {"unsigned char", "b8", "", boolClass},
+	tensor.Int8:     {"signed char", "i8", "", intClass},
+	tensor.Int16:    {"short", "i16", "", intClass},
+	tensor.Uint8:    {"unsigned char", "u8", "", intClass},
 	tensor.Int32:    {"int", "i32", "", intClass},
 	tensor.Int64:    {"long long", "i64", "", intClass},
 	tensor.Float32:  {"float", "f32", "f", floatClass},
