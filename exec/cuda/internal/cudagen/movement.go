@@ -346,8 +346,12 @@ func (g *gen) segmentSum(n *graph.Node) {
 	c.line("const long long u = i / %s;", ll(inner))
 	c.line("const long long s = u %% %s;", ll(short))
 	c.line("const long long o = u / %s;", ll(short))
-	c.line("const long long a = min(max(in1[s], 0LL), %s);", ll(long))
-	c.line("const long long b = min(max(in1[s + 1], a), %s);", ll(long))
+	// The offsets clamped to [0, long] and b >= a, with conditionals: the
+	// long long overloads of min and max are CUDA's, not the emulator's.
+	c.line("const long long a0 = in1[s] < 0LL ? 0LL : in1[s];")
+	c.line("const long long a = a0 > %s ? %s : a0;", ll(long), ll(long))
+	c.line("const long long b0 = in1[s + 1] < a ? a : in1[s + 1];")
+	c.line("const long long b = b0 > %s ? %s : b0;", ll(long), ll(long))
 	c.line("%s acc = 0;", acc)
 	c.line("for (long long j = a; j < b; j++) acc += %sin0[(o * %s + j) * %s + k];", conv, ll(long), ll(inner))
 	c.line("out[i] = %s;", back)
