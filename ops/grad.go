@@ -43,7 +43,7 @@ func keepShape(x *graph.Node, a opdef.AxesAttr) []int {
 
 // reducedIota is an Int64 value of x's shape with the kept axes set to 1,
 // holding each position's row-major index over the reduced axes: the
-// numbering ArgMax uses. It is the broadcast sum of one arange per reduced
+// numbering ArgMax uses. It is the broadcast sum of one Iota per reduced
 // axis times that axis's stride, so building it allocates nothing in
 // proportion to x (the compiler folds it when it is small).
 func reducedIota(x *graph.Node, a opdef.AxesAttr) *graph.Node {
@@ -58,7 +58,7 @@ func reducedIota(x *graph.Node, a opdef.AxesAttr) *graph.Node {
 			shape[i] = 1
 		}
 		shape[ax] = d
-		term := arange(g, tensor.Int64, d)
+		term := Iota(g, tensor.Int64, 0, d)
 		if stride != 1 {
 			term = Mul(term, intConst(g, tensor.Int64, stride))
 		}

@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"math"
-	"math/bits"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -185,28 +184,7 @@ func OneHot(indices *graph.Node, classes int, dt tensor.DType) *graph.Node {
 			return fail(errors.Unwrap(err), "OneHot", operands, "%d classes: %v", classes, err)
 		}
 	}
-	return Cast(Equal(ExpandDims(indices, -1), arange(g, idt, classes)), dt)
-}
-
-// arange returns the vector 0, 1, ..., n-1 of integer dtype dt (which must
-// hold n-1), built by doubling from a one-element constant: arange(2m) is
-// Concat(arange(m), arange(m)+m), and arange(2m+1) appends the element 2m. It
-// takes O(log n) nodes and no memory in proportion to n.
-func arange(g *graph.Graph, dt tensor.DType, n int) *graph.Node {
-	if n <= 0 {
-		t, _ := tensor.Make(dt, 0)
-		return g.ConstShared(t, "")
-	}
-	cur, length := intConst(g, dt, 0, 1), 1
-	for bit := bits.Len(uint(n)) - 2; bit >= 0; bit-- {
-		cur = Concat(0, cur, Add(cur, intConst(g, dt, length)))
-		length *= 2
-		if n>>bit&1 == 1 {
-			cur = Concat(0, cur, intConst(g, dt, length, 1))
-			length++
-		}
-	}
-	return cur
+	return Cast(Equal(ExpandDims(indices, -1), Iota(g, idt, 0, classes)), dt)
 }
 
 // intConst is a constant of integer dtype dt (Int32 or Int64) holding v:
