@@ -2,6 +2,7 @@ package exec_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -189,6 +190,32 @@ func TestConstFold(t *testing.T) {
 	// hand: x * 5 (exp(log 5) folds to 5 up to rounding: 5.0000005)
 	if err := exectest.Compare(got[0], f32(t, []float32{5, 10, 15, 20}, 4), 1e-6); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestConstFoldIota: an op without operands (Iota) folds when its result
+// is small (up to foldLimit, 64 elements) and stays a kernel when it is
+// larger (a 200-element constant would cost more to store than to
+// compute). Values by hand: x + [0 1 2 3] and the sum 0+1+...+199 = 19900.
+func TestConstFoldIota(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	x := g.Input("x", tensor.Int64, 4)
+	small := ops.Add(x, ops.Iota(g, tensor.Int64, 0, 4))
+	big := ops.Sum(ops.Iota(g, tensor.Int64, 0, 200))
+	xv, err := tensor.New([]int64{10, 20, 30, 40}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, got := compileRun(t, be, []*graph.Node{small, big}, exec.Feeds{x: xv})
+	if k := kernelOps(p); k[ops.OpIota] != 1 {
+		t.Errorf("kernels %v, want one Iota (the 200-element one):\n%s", k, p.Plan().Format())
+	}
+	if v, _ := tensor.Values[int64](got[0]); fmt.Sprint(v) != "[10 21 32 43]" {
+		t.Errorf("x + iota = %v, want [10 21 32 43]", v)
+	}
+	if v, _ := tensor.Values[int64](got[1]); fmt.Sprint(v) != "[19900]" {
+		t.Errorf("sum of iota(200) = %v, want [19900]", v)
 	}
 }
 

@@ -15,12 +15,13 @@ import (
 // ---- constfold ----
 
 // foldLimit bounds the elements of a folded constant that is larger than
-// its operands (a broadcast is cheaper to recompute than to store).
+// its operands (a broadcast is cheaper to recompute than to store); an op
+// without operands (Iota) folds up to this size.
 const foldLimit = 64
 
 func foldable(n *graph.Node, ins []*graph.Node) bool {
 	d := opdef.Lookup(n.Op())
-	if len(ins) == 0 || d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused {
+	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused {
 		return false
 	}
 	size := 0
