@@ -122,7 +122,7 @@ func reduce(op graph.Op, x *graph.Node, axes []int, keep bool) *graph.Node {
 	if err != nil {
 		return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "%v", err)
 	}
-	if op != OpSum {
+	if op != OpSum && op != OpProd && op != OpAny && op != OpAll { // the reductions without an identity
 		for _, a := range ax {
 			if x.Shape()[a] == 0 {
 				return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "axis %d has length 0 and %s has no identity", a, d.Name)

@@ -138,6 +138,13 @@ func reduceKernel[T elem](op graph.Op, p *redPlan, isFloat bool) (*kernel, error
 		return selectKernel[T](p, op == ops.OpMax), nil
 	case ops.OpArgMax, ops.OpArgMin:
 		return argKernel[T](p, op == ops.OpArgMax), nil
+	case ops.OpProd:
+		if isFloat {
+			return prodKernel[T, float64](p), nil
+		}
+		return prodKernel[T, int64](p), nil
+	case ops.OpAny, ops.OpAll:
+		return logicKernel[T](p, op == ops.OpAll), nil
 	}
 	return nil, fmt.Errorf("%s is not a reduction", op)
 }
@@ -413,4 +420,61 @@ func argKernel[T elem](p *redPlan, isMax bool) *kernel {
 		})
 		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
 	}}
+}
+
+// foldKernel folds the reduced elements of each output in row-major order
+// into an accumulator of type A starting from init, one output per
+// iteration of the parallel loop (so the result does not depend on the
+// thread count), and stores out(acc) in the output element. It is Prod's
+// and Any's and All's kernel: a product is not worth the blocked
+// strategies of Sum, and Any and All stop at the first deciding element.
+func foldKernel[T elem, A any, O elem](p *redPlan, init A, fold func(acc A, x []T, off, n, stride int) (A, bool), out func(A) O) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		stopped := a.Stopped
+		l := a.Loop(func(lo, hi, _ int) {
+			x, y := as[T](a.In(0)), as[O](a.Out())
+			work := 0 // elements since the last check
+			for o := lo; o < hi; o++ {
+				if work += p.redN; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
+				acc, done := init, false
+				if p.redN > 0 {
+					p.runs(p.base(o), stopped, func(off, n, stride, _ int) {
+						if !done {
+							acc, done = fold(acc, x, off, n, stride)
+						}
+					})
+				}
+				y[o] = out(acc)
+			}
+		})
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
+	}}
+}
+
+// prodKernel multiplies in A (float64 for floats, as the reference does;
+// int64 for integers, wrapping when stored).
+func prodKernel[T elem, A acc](p *redPlan) *kernel {
+	return foldKernel(p, A(1), func(s A, x []T, off, n, stride int) (A, bool) {
+		for i := 0; i < n; i++ {
+			s *= A(x[off+i*stride])
+		}
+		return s, false
+	}, func(s A) T { return T(s) })
+}
+
+// logicKernel is Any (all false) or All: whether some element is nonzero
+// (NaN is), or every one; the result is a bool byte.
+func logicKernel[T elem](p *redPlan, all bool) *kernel {
+	return foldKernel(p, all, func(s bool, x []T, off, n, stride int) (bool, bool) {
+		for i := 0; i < n; i++ {
+			if nz := x[off+i*stride] != 0; nz != all {
+				return nz, true
+			}
+		}
+		return s, false
+	}, func(s bool) uint8 { return u8(s) })
 }

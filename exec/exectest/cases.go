@@ -72,6 +72,7 @@ func Cases() []Case {
 	cs = append(cs, reduceCases()...)
 	cs = append(cs, movementCases()...)
 	cs = append(cs, softmaxCases()...)
+	cs = append(cs, scanCases()...)
 	return cs
 }
 

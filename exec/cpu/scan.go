@@ -1,0 +1,278 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// The scans (Cumsum, Cumprod, Cummax, LogCumSumExp) view the operand as
+// [outer, A, inner] with the scanned axis in the middle. A work item is
+// one outer index and a run of up to scanLanes consecutive inner indices:
+// the item walks the axis in scan order and folds each step's run of
+// elements into one accumulator per lane, so a scan along an outer axis
+// reads whole contiguous runs, and a scan along the last axis (inner = 1)
+// is one row per item. Items are independent and each is sequential, so
+// the result does not depend on the thread count. Floats accumulate in
+// float64 (float32 too, as the reference does, rounding each output
+// once), integers in int64 (wrapping when stored).
+
+// scanLanes is the most inner indices one work item carries.
+const scanLanes = 256
+
+// scanGeom is a scan's [outer, A, inner] view.
+type scanGeom struct{ outer, A, inner int }
+
+func scanGeomOf(s tensor.Shape, axis int) scanGeom {
+	g := scanGeom{outer: 1, A: s[axis], inner: 1}
+	for _, d := range s[:axis] {
+		g.outer *= d
+	}
+	for _, d := range s[axis+1:] {
+		g.inner *= d
+	}
+	return g
+}
+
+func prepareScan(n *graph.Node) (*kernel, error) {
+	a := n.Attr().(opdef.ScanAttr)
+	g := scanGeomOf(n.Shape(), a.Axis)
+	op := n.Op()
+	switch n.DType() {
+	case tensor.Float32:
+		return scanFloat[float32](op, g, a)
+	case tensor.Float64:
+		return scanFloat[float64](op, g, a)
+	case tensor.Int32:
+		return scanInt[int32](op, g, a, math.MinInt32)
+	case tensor.Int64:
+		return scanInt[int64](op, g, a, math.MinInt64)
+	}
+	return nil, fmt.Errorf("%w: %s of %v", errUnsupported, op, n.DType())
+}
+
+func scanFloat[T float](op graph.Op, g scanGeom, a opdef.ScanAttr) (*kernel, error) {
+	switch op {
+	case ops.OpCumsum:
+		return scanKernel[T](g, a, 0.0, func(s, v float64) float64 { return s + v }), nil
+	case ops.OpCumprod:
+		return scanKernel[T](g, a, 1.0, func(s, v float64) float64 { return s * v }), nil
+	case ops.OpCummax:
+		// NaN propagates: once the running value is NaN it stays.
+		return scanKernel[T](g, a, math.Inf(-1), func(s, v float64) float64 {
+			if v > s || v != v {
+				return v
+			}
+			return s
+		}), nil
+	case ops.OpLogCumSumExp:
+		return scanKernel[T](g, a, math.Inf(-1), logAddExp), nil
+	}
+	return nil, fmt.Errorf("%w: %s of floats", errUnsupported, op)
+}
+
+func scanInt[T int32 | int64](op graph.Op, g scanGeom, a opdef.ScanAttr, lo int64) (*kernel, error) {
+	switch op {
+	case ops.OpCumsum:
+		return scanKernel[T](g, a, int64(0), func(s, v int64) int64 { return s + v }), nil
+	case ops.OpCumprod:
+		return scanKernel[T](g, a, int64(1), func(s, v int64) int64 { return s * v }), nil
+	case ops.OpCummax:
+		return scanKernel[T](g, a, lo, func(s, v int64) int64 { return max(s, v) }), nil
+	}
+	return nil, fmt.Errorf("%w: %s of integers", errUnsupported, op)
+}
+
+// logAddExp is log(e^s + e^v) with the larger exponent factored out (the
+// running maximum): NaN propagates, -Inf is the identity, +Inf absorbs.
+func logAddExp(s, v float64) float64 {
+	if s != s || v != v {
+		return math.NaN()
+	}
+	m, l := s, v
+	if v > s {
+		m, l = v, s
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	return m + math.Log1p(math.Exp(l-m))
+}
+
+// scanKernel runs comb over every line, starting from ident, writing each
+// position before (Exclusive) or after folding its element in.
+func scanKernel[T elem, A acc](g scanGeom, sa opdef.ScanAttr, ident A, comb func(s, v A) A) *kernel {
+	lanes := min(max(g.inner, 1), scanLanes)
+	chunks := (g.inner + lanes - 1) / lanes
+	items := g.outer * chunks
+	return &kernel{bind: func(a *args) func() {
+		accs := make([][]A, a.Threads())
+		for i := range accs {
+			accs[i] = make([]A, lanes)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			s := accs[part]
+			work := 0
+			for it := lo; it < hi; it++ {
+				o, c := it/chunks, it%chunks
+				j0 := c * lanes
+				m := min(lanes, g.inner-j0)
+				if work += m * g.A; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
+				base := o*g.A*g.inner + j0
+				if m == 1 {
+					// A row: one accumulator.
+					acc := ident
+					for k := 0; k < g.A; k++ {
+						i := k
+						if sa.Reverse {
+							i = g.A - 1 - k
+						}
+						p := base + i*g.inner
+						if sa.Exclusive {
+							y[p] = T(acc)
+							acc = comb(acc, A(x[p]))
+						} else {
+							acc = comb(acc, A(x[p]))
+							y[p] = T(acc)
+						}
+					}
+					continue
+				}
+				s := s[:m]
+				for j := range s {
+					s[j] = ident
+				}
+				for k := 0; k < g.A; k++ {
+					i := k
+					if sa.Reverse {
+						i = g.A - 1 - k
+					}
+					p := base + i*g.inner
+					xs, ys := x[p:p+m], y[p:p+m]
+					if sa.Exclusive {
+						for j, v := range xs {
+							ys[j] = T(s[j])
+							s[j] = comb(s[j], A(v))
+						}
+					} else {
+						for j, v := range xs {
+							s[j] = comb(s[j], A(v))
+							ys[j] = T(s[j])
+						}
+					}
+				}
+			}
+		})
+		return func() { l.Run(items, max(1, grainElems/max(1, g.A*lanes)), 0) }
+	}}
+}
+
+// prepareScanGrad prepares CumprodGrad and CummaxGrad (float32, float64):
+// each line (an outer and an inner index) on its own, in scan order, in
+// float64, as the reference computes (see ops/scan.go's refScanGrad).
+func prepareScanGrad(n *graph.Node) (*kernel, error) {
+	a := n.Attr().(opdef.ScanAttr)
+	g := scanGeomOf(n.Shape(), a.Axis)
+	cumprod := n.Op() == ops.OpCumprodGrad
+	switch n.DType() {
+	case tensor.Float32:
+		return scanGradKernel[float32](g, a, cumprod), nil
+	case tensor.Float64:
+		return scanGradKernel[float64](g, a, cumprod), nil
+	}
+	return nil, fmt.Errorf("%w: %s of %v", errUnsupported, n.Op(), n.DType())
+}
+
+func scanGradKernel[T float](g scanGeom, sa opdef.ScanAttr, cumprod bool) *kernel {
+	lines := g.outer * g.inner
+	L := g.A
+	return &kernel{bind: func(a *args) func() {
+		bufs := make([][]float64, a.Threads())
+		if cumprod {
+			for i := range bufs {
+				bufs[i] = make([]float64, L)
+			}
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, gr, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			work := 0
+			for line := lo; line < hi; line++ {
+				if work += L; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
+				if L == 0 {
+					continue
+				}
+				base := (line/g.inner)*L*g.inner + line%g.inner
+				// pos is the flat position of scan step k.
+				pos := func(k int) int {
+					if sa.Reverse {
+						k = L - 1 - k
+					}
+					return base + k*g.inner
+				}
+				if cumprod {
+					s := bufs[part]
+					if sa.Exclusive {
+						s[L-1] = 0
+						if L >= 2 {
+							s[L-2] = float64(gr[pos(L-1)])
+						}
+						for i := L - 3; i >= 0; i-- {
+							q := pos(i + 1)
+							s[i] = float64(gr[q]) + float64(x[q])*s[i+1]
+						}
+					} else {
+						s[L-1] = float64(gr[pos(L-1)])
+						for i := L - 2; i >= 0; i-- {
+							s[i] = float64(gr[pos(i)]) + float64(x[pos(i+1)])*s[i+1]
+						}
+					}
+					p := 1.0
+					for i := 0; i < L; i++ {
+						q := pos(i)
+						y[q] = T(p * s[i])
+						p *= float64(x[q])
+					}
+					continue
+				}
+				// Cummax: the cotangents of a run of steps with the same
+				// maximum are summed in order, then stored at its index;
+				// every other position gets 0.
+				var best T
+				at := -1
+				var seg float64
+				for k := 0; k < L; k++ {
+					q := pos(k)
+					if sa.Exclusive && at >= 0 {
+						seg += float64(gr[q])
+					}
+					if v := x[q]; at < 0 || v != v || (best == best && v >= best) {
+						if at >= 0 {
+							y[pos(at)] = T(seg)
+						}
+						best, at, seg = v, k, 0
+					} else {
+						y[q] = 0
+					}
+					if !sa.Exclusive {
+						seg += float64(gr[q])
+					}
+				}
+				y[pos(at)] = T(seg)
+			}
+		})
+		return func() { l.Run(lines, max(1, grainElems/max(1, 4*L)), 0) }
+	}}
+}
