@@ -456,9 +456,58 @@ func foldKernel[T elem, A any, O elem](p *redPlan, init A, fold func(acc A, x []
 }
 
 // prodKernel multiplies in A (float64 for floats, as the reference does;
-// int64 for integers, wrapping when stored).
+// int64 for integers, wrapping when stored). Columns ([R, K] -> [K])
+// multiply whole rows into a vector of accumulators, in the reference's
+// order; contiguous runs use four accumulators (integers are exact in any
+// order; a float64 product differs from the reference's order by a few
+// float64 ulps, far below float32's or the suite's float64 tolerance).
 func prodKernel[T elem, A acc](p *redPlan) *kernel {
+	if p.isCols() && p.outN >= 64 {
+		K, R := p.keptDims[0], p.redDims[0]
+		var z A
+		k := &kernel{scratch: K * int(sizeOf(z))}
+		k.bind = func(a *args) func() {
+			accs := as[A](a.scratch)
+			l := a.Loop(func(lo, hi, _ int) {
+				x, out := as[T](a.In(0)), as[T](a.Out())
+				s := accs[lo:hi]
+				for j := range s {
+					s[j] = A(x[lo+j])
+				}
+				every := max(1, checkElems/(hi-lo)) // rows between checks
+				for r := 1; r < R; r++ {
+					if r%every == 0 && a.Stopped() {
+						return
+					}
+					row := x[r*K+lo : r*K+hi]
+					for j := range s {
+						s[j] *= A(row[j])
+					}
+				}
+				for j := range s {
+					out[lo+j] = T(s[j])
+				}
+			})
+			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
+		}
+		return k
+	}
 	return foldKernel(p, A(1), func(s A, x []T, off, n, stride int) (A, bool) {
+		if stride == 1 {
+			x = x[off : off+n]
+			s0, s1, s2, s3 := s, A(1), A(1), A(1)
+			i := 0
+			for ; i+4 <= n; i += 4 {
+				s0 *= A(x[i])
+				s1 *= A(x[i+1])
+				s2 *= A(x[i+2])
+				s3 *= A(x[i+3])
+			}
+			for ; i < n; i++ {
+				s0 *= A(x[i])
+			}
+			return (s0 * s1) * (s2 * s3), false
+		}
 		for i := 0; i < n; i++ {
 			s *= A(x[off+i*stride])
 		}

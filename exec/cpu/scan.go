@@ -58,19 +58,14 @@ func prepareScan(n *graph.Node) (*kernel, error) {
 func scanFloat[T float](op graph.Op, g scanGeom, a opdef.ScanAttr) (*kernel, error) {
 	switch op {
 	case ops.OpCumsum:
-		return scanKernel[T](g, a, 0.0, func(s, v float64) float64 { return s + v }), nil
+		return scanKernel[T](g, a, scanAdd, 0.0, nil), nil
 	case ops.OpCumprod:
-		return scanKernel[T](g, a, 1.0, func(s, v float64) float64 { return s * v }), nil
+		return scanKernel[T](g, a, scanMul, 1.0, nil), nil
 	case ops.OpCummax:
 		// NaN propagates: once the running value is NaN it stays.
-		return scanKernel[T](g, a, math.Inf(-1), func(s, v float64) float64 {
-			if v > s || v != v {
-				return v
-			}
-			return s
-		}), nil
+		return scanKernel[T](g, a, scanMax, math.Inf(-1), nil), nil
 	case ops.OpLogCumSumExp:
-		return scanKernel[T](g, a, math.Inf(-1), logAddExp), nil
+		return scanKernel[T](g, a, scanFunc, math.Inf(-1), logAddExp), nil
 	}
 	return nil, fmt.Errorf("%w: %s of floats", errUnsupported, op)
 }
@@ -78,11 +73,11 @@ func scanFloat[T float](op graph.Op, g scanGeom, a opdef.ScanAttr) (*kernel, err
 func scanInt[T int32 | int64](op graph.Op, g scanGeom, a opdef.ScanAttr, lo int64) (*kernel, error) {
 	switch op {
 	case ops.OpCumsum:
-		return scanKernel[T](g, a, int64(0), func(s, v int64) int64 { return s + v }), nil
+		return scanKernel[T](g, a, scanAdd, int64(0), nil), nil
 	case ops.OpCumprod:
-		return scanKernel[T](g, a, int64(1), func(s, v int64) int64 { return s * v }), nil
+		return scanKernel[T](g, a, scanMul, int64(1), nil), nil
 	case ops.OpCummax:
-		return scanKernel[T](g, a, lo, func(s, v int64) int64 { return max(s, v) }), nil
+		return scanKernel[T](g, a, scanMax, lo, nil), nil
 	}
 	return nil, fmt.Errorf("%w: %s of integers", errUnsupported, op)
 }
@@ -103,9 +98,122 @@ func logAddExp(s, v float64) float64 {
 	return m + math.Log1p(math.Exp(l-m))
 }
 
-// scanKernel runs comb over every line, starting from ident, writing each
-// position before (Exclusive) or after folding its element in.
-func scanKernel[T elem, A acc](g scanGeom, sa opdef.ScanAttr, ident A, comb func(s, v A) A) *kernel {
+// scanFold is a scan's combination: the three common ones have their own
+// loops (scanRun); scanFunc calls a function.
+type scanFold uint8
+
+const (
+	scanAdd scanFold = iota
+	scanMul
+	scanMax // NaN propagates
+	scanFunc
+)
+
+// scanRun folds m elements of x, from p0 in steps of stride, into the
+// accumulator s, writing each position of y before (excl) or after
+// folding its element in, and returns the accumulator.
+func scanRun[T elem, A acc](k scanFold, comb func(s, v A) A, excl bool, s A, x, y []T, p0, stride, m int) A {
+	p := p0
+	switch {
+	case k == scanAdd && excl:
+		for range m {
+			y[p] = T(s)
+			s += A(x[p])
+			p += stride
+		}
+	case k == scanAdd:
+		for range m {
+			s += A(x[p])
+			y[p] = T(s)
+			p += stride
+		}
+	case k == scanMul && excl:
+		for range m {
+			y[p] = T(s)
+			s *= A(x[p])
+			p += stride
+		}
+	case k == scanMul:
+		for range m {
+			s *= A(x[p])
+			y[p] = T(s)
+			p += stride
+		}
+	case k == scanMax:
+		for range m {
+			if excl {
+				y[p] = T(s)
+			}
+			if v := A(x[p]); v > s || v != v {
+				s = v
+			}
+			if !excl {
+				y[p] = T(s)
+			}
+			p += stride
+		}
+	default:
+		for range m {
+			if excl {
+				y[p] = T(s)
+			}
+			s = comb(s, A(x[p]))
+			if !excl {
+				y[p] = T(s)
+			}
+			p += stride
+		}
+	}
+	return s
+}
+
+// scanLanesStep folds one step of the axis, a run of len(s) contiguous
+// elements, into the lanes' accumulators s.
+func scanLanesStep[T elem, A acc](k scanFold, comb func(s, v A) A, excl bool, s []A, xs, ys []T) {
+	switch {
+	case k == scanAdd && excl:
+		for j, v := range xs[:len(s)] {
+			ys[j] = T(s[j])
+			s[j] += A(v)
+		}
+	case k == scanAdd:
+		for j, v := range xs[:len(s)] {
+			s[j] += A(v)
+			ys[j] = T(s[j])
+		}
+	case k == scanMul && excl:
+		for j, v := range xs[:len(s)] {
+			ys[j] = T(s[j])
+			s[j] *= A(v)
+		}
+	case k == scanMul:
+		for j, v := range xs[:len(s)] {
+			s[j] *= A(v)
+			ys[j] = T(s[j])
+		}
+	default:
+		for j, v := range xs[:len(s)] {
+			if excl {
+				ys[j] = T(s[j])
+			}
+			if k == scanMax {
+				if w := A(v); w > s[j] || w != w {
+					s[j] = w
+				}
+			} else {
+				s[j] = comb(s[j], A(v))
+			}
+			if !excl {
+				ys[j] = T(s[j])
+			}
+		}
+	}
+}
+
+// scanKernel scans every line with fold k (or comb), starting from ident,
+// writing each position before (Exclusive) or after folding its element
+// in.
+func scanKernel[T elem, A acc](g scanGeom, sa opdef.ScanAttr, k scanFold, ident A, comb func(s, v A) A) *kernel {
 	lanes := min(max(g.inner, 1), scanLanes)
 	chunks := (g.inner + lanes - 1) / lanes
 	items := g.outer * chunks
@@ -129,46 +237,25 @@ func scanKernel[T elem, A acc](g scanGeom, sa opdef.ScanAttr, ident A, comb func
 				}
 				base := o*g.A*g.inner + j0
 				if m == 1 {
-					// A row: one accumulator.
-					acc := ident
-					for k := 0; k < g.A; k++ {
-						i := k
-						if sa.Reverse {
-							i = g.A - 1 - k
-						}
-						p := base + i*g.inner
-						if sa.Exclusive {
-							y[p] = T(acc)
-							acc = comb(acc, A(x[p]))
-						} else {
-							acc = comb(acc, A(x[p]))
-							y[p] = T(acc)
-						}
+					// A line: one accumulator.
+					p0, stride := base, g.inner
+					if sa.Reverse {
+						p0, stride = base+(g.A-1)*g.inner, -g.inner
 					}
+					scanRun(k, comb, sa.Exclusive, ident, x, y, p0, stride, g.A)
 					continue
 				}
 				s := s[:m]
 				for j := range s {
 					s[j] = ident
 				}
-				for k := 0; k < g.A; k++ {
-					i := k
+				for step := 0; step < g.A; step++ {
+					i := step
 					if sa.Reverse {
-						i = g.A - 1 - k
+						i = g.A - 1 - step
 					}
 					p := base + i*g.inner
-					xs, ys := x[p:p+m], y[p:p+m]
-					if sa.Exclusive {
-						for j, v := range xs {
-							ys[j] = T(s[j])
-							s[j] = comb(s[j], A(v))
-						}
-					} else {
-						for j, v := range xs {
-							s[j] = comb(s[j], A(v))
-							ys[j] = T(s[j])
-						}
-					}
+					scanLanesStep(k, comb, sa.Exclusive, s, x[p:p+m], y[p:p+m])
 				}
 			}
 		})
