@@ -208,14 +208,16 @@ func Cumprod(x *graph.Node, axis int, opts ...ScanOption) *graph.Node {
 // torch.cummax): once a NaN is seen, the rest is NaN. Its gradient goes to
 // the element that gave each running maximum, the last one among equal
 // values (torch.cummax's index). Options: Reverse, Exclusive (the first
-// element is then -Inf, or the integer dtype's minimum).
+// element is then -Inf, or the integer dtype's minimum; exec.CheckNumerics
+// reports a float -Inf there, as it reports Log(0)'s).
 func Cummax(x *graph.Node, axis int, opts ...ScanOption) *graph.Node {
 	return scanOp(OpCummax, x, axis, opts)
 }
 
 // LogCumSumExp is log(cumsum(exp(x))) along axis (torch.logcumsumexp),
 // computed stably with a running maximum; float dtypes only. Options:
-// Reverse, Exclusive (the first element is then -Inf).
+// Reverse, Exclusive (the first element is then -Inf, which
+// exec.CheckNumerics reports as it reports Log(0)'s).
 func LogCumSumExp(x *graph.Node, axis int, opts ...ScanOption) *graph.Node {
 	return scanOp(OpLogCumSumExp, x, axis, opts)
 }

@@ -3,6 +3,7 @@ package ops_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/loomgraph/loom/autodiff"
@@ -115,6 +116,11 @@ func TestScanGoldens(t *testing.T) {
 		// Exclusive: y = [-Inf, 1, 3, 3]; w0 is dropped, w1 goes to index 0,
 		// w2 to 1, w3 to 2: [2, 4, 8, 0].
 		{"Cummax/grad-exclusive", f64, []int{4}, grad(func(x *graph.Node) *graph.Node { return ops.Cummax(x, 0, ops.Exclusive) }), [][]float64{{1, 3, 3, 2}, {1, 2, 4, 8}}, []float64{2, 4, 8, 0}},
+		// Prod's second derivative (through Cumprod's gradient): row 0 of
+		// the Hessian of x0·x1·x2 at [2,0,3] is [0, x2, x1] = [0, 3, 0].
+		{"Prod/hessian-row", f64, []int{3}, grad(func(x *graph.Node) *graph.Node {
+			return autodiff.Grad(ops.Prod(x), x)[0]
+		}), [][]float64{{2, 0, 3}, {1, 0, 0}}, []float64{0, 3, 0}},
 		// Cumsum's gradient is the reverse cumsum of the weights.
 		{"Cumsum/grad", f64, []int{3}, grad(func(x *graph.Node) *graph.Node { return ops.Cumsum(x, 0) }), [][]float64{{5, 6, 7}, {1, 2, 4}}, []float64{7, 6, 4}},
 		// LogCumSumExp of [0,0]: y = [0, ln2]; dy1/dx = [1/2, 1/2],
@@ -190,5 +196,29 @@ func TestScanAttrEqual(t *testing.T) {
 	}
 	if s := (opdef.ScanAttr{Axis: 2, Reverse: true, Exclusive: true}).String(); s != "axis=2 reverse exclusive" {
 		t.Errorf("String: %q", s)
+	}
+}
+
+// TestScanHelpersNotDifferentiable: a second derivative through Cummax or
+// Cumprod meets their gradient helpers, which have no rule: a build error
+// naming the helper, not a silent zero.
+func TestScanHelpersNotDifferentiable(t *testing.T) {
+	for _, f := range []func(*graph.Node) *graph.Node{
+		func(x *graph.Node) *graph.Node { return ops.Cummax(x, 0) },
+		func(x *graph.Node) *graph.Node { return ops.Cumprod(x, 0) },
+	} {
+		g := graph.New()
+		x := g.Input("x", tensor.Float64, 3)
+		d := autodiff.Grad(ops.Sum(f(x)), x)[0]
+		if err := g.Err(); err != nil {
+			t.Fatalf("first derivative: %v", err)
+		}
+		d2 := autodiff.Grad(ops.Sum(ops.Mul(d, d)), x)
+		err := g.Err()
+		// the first derivative is the helper's node (CummaxGrad, CumprodGrad)
+		if err == nil || (d2 != nil && d2[0].Valid()) || !strings.Contains(err.Error(), d.Op().String()+" ") ||
+			!strings.HasSuffix(d.Op().String(), "Grad") {
+			t.Errorf("second derivative through %s: err %v", d.Op(), err)
+		}
 	}
 }
