@@ -443,8 +443,13 @@ func foldKernel[T elem, A any, O elem](p *redPlan, init A, fold func(acc A, x []
 				acc, done := init, false
 				if p.redN > 0 {
 					p.runs(p.base(o), stopped, func(off, n, stride, _ int) {
-						if !done {
-							acc, done = fold(acc, x, off, n, stride)
+						// a long run in pieces, with a check between
+						for i := 0; i < n && !done; i += checkElems {
+							if i > 0 && stopped() {
+								done = true // cut short: the caller sees stopped too
+								return
+							}
+							acc, done = fold(acc, x, off+i*stride, min(checkElems, n-i), stride)
 						}
 					})
 				}

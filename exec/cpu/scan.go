@@ -237,19 +237,31 @@ func scanKernel[T elem, A acc](g scanGeom, sa opdef.ScanAttr, k scanFold, ident 
 				}
 				base := o*g.A*g.inner + j0
 				if m == 1 {
-					// A line: one accumulator.
+					// A line: one accumulator, a long one in pieces with a
+					// check between.
 					p0, stride := base, g.inner
 					if sa.Reverse {
 						p0, stride = base+(g.A-1)*g.inner, -g.inner
 					}
-					scanRun(k, comb, sa.Exclusive, ident, x, y, p0, stride, g.A)
+					acc := ident
+					for i := 0; i < g.A; i += checkElems {
+						if i > 0 && a.Stopped() {
+							return
+						}
+						n := min(checkElems, g.A-i)
+						acc = scanRun(k, comb, sa.Exclusive, acc, x, y, p0+i*stride, stride, n)
+					}
 					continue
 				}
 				s := s[:m]
 				for j := range s {
 					s[j] = ident
 				}
+				every := max(1, checkElems/m) // steps between checks
 				for step := 0; step < g.A; step++ {
+					if step > 0 && step%every == 0 && a.Stopped() {
+						return
+					}
 					i := step
 					if sa.Reverse {
 						i = g.A - 1 - step
