@@ -32,7 +32,8 @@ const (
 	Movement
 	// Contraction: MatMul.
 	Contraction
-	// Normalisation: Softmax-like ops along one axis (AxisAttr).
+	// Normalisation: ops along one axis: Softmax-like ones (AxisAttr) and
+	// the scans (ScanAttr).
 	Normalisation
 	// Fusion: a compiler-made group of elementwise ops (FusedAttr).
 	Fusion

@@ -17,8 +17,8 @@ var scanCaseNames = []string{"Prod", "Any/", "AllKeepDims/", "Var-Std/", "Cumsum
 	"CumprodGrad/", "CummaxGrad/", "golden/prod", "golden/any", "golden/all", "golden/var", "golden/cum", "golden/log"}
 
 // TestScansOnHost runs the scan and product/logic reduction cases on the
-// emulator for targets whose kernel shapes differ: a small device, and one
-// whose blocks (64 threads) are narrower than the scans' 256, so the
+// emulator for targets whose kernel shapes differ: a small device, an
+// H100-sized one, and one whose blocks (64 threads) are narrower than the scans' 256, so the
 // block-per-row scan has fewer, longer segments.
 func TestScansOnHost(t *testing.T) {
 	gxx(t)
@@ -46,6 +46,7 @@ func TestScansOnHost(t *testing.T) {
 		t    Target
 	}{
 		{"small", Target{MaxThreads: 1024, SMs: 2, SharedBytes: 48 << 10}},
+		{"h100", Target{MaxThreads: 1024, SMs: 132, SharedBytes: 48 << 10}},
 		{"tiny", Target{MaxThreads: 64, SMs: 3, SharedBytes: 16 << 10}},
 	} {
 		for _, c := range prepareCases(t, conf, tg.t, false) {
