@@ -425,7 +425,11 @@ func refScan(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			case OpCumprod:
 				acc *= v
 			case OpCummax:
-				acc = opdef.NaNOr(func() float64 { return math.Max(acc, v) }, acc, v)
+				// torch.cummax: a NaN stays; a later equal value replaces
+				// the maximum (so +0 after -0 gives +0, and -0 after +0 -0)
+				if !math.IsNaN(acc) && (v >= acc || math.IsNaN(v)) {
+					acc = v
+				}
 			case OpLogCumSumExp:
 				acc = logAddExp(acc, v)
 			}

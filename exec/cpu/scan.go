@@ -62,7 +62,8 @@ func scanFloat[T float](op graph.Op, g scanGeom, a opdef.ScanAttr) (*kernel, err
 	case ops.OpCumprod:
 		return scanKernel[T](g, a, scanMul, 1.0, nil), nil
 	case ops.OpCummax:
-		// NaN propagates: once the running value is NaN it stays.
+		// NaN propagates: once the running value is NaN it stays. A later
+		// equal value replaces the maximum, as in torch.cummax (-0, +0).
 		return scanKernel[T](g, a, scanMax, math.Inf(-1), nil), nil
 	case ops.OpLogCumSumExp:
 		return scanKernel[T](g, a, scanFunc, math.Inf(-1), logAddExp), nil
@@ -144,7 +145,7 @@ func scanRun[T elem, A acc](k scanFold, comb func(s, v A) A, excl bool, s A, x, 
 			if excl {
 				y[p] = T(s)
 			}
-			if v := A(x[p]); v > s || v != v {
+			if v := A(x[p]); v >= s || v != v {
 				s = v
 			}
 			if !excl {
@@ -197,7 +198,7 @@ func scanLanesStep[T elem, A acc](k scanFold, comb func(s, v A) A, excl bool, s 
 				ys[j] = T(s[j])
 			}
 			if k == scanMax {
-				if w := A(v); w > s[j] || w != w {
+				if w := A(v); w >= s[j] || w != w {
 					s[j] = w
 				}
 			} else {

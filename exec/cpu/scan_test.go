@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -86,5 +87,45 @@ func TestScanCancelChecks(t *testing.T) {
 				t.Errorf("%d checks after the cancel, want a few", after)
 			}
 		})
+	}
+}
+
+// TestCummaxSignedZeros: as torch.cummax, a later equal value replaces the
+// running maximum, so the sign of a zero follows the last zero seen (the
+// conformance suite's comparison does not see the sign of zero). Hand:
+// [-1, -0, +0, -0] gives itself, along a row and down two columns (the
+// kernel's two loops).
+func TestCummaxSignedZeros(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	nz := math.Copysign(0, -1)
+	line := []float64{-1, nz, 0, nz}
+	cols := []float64{-1, -1, nz, nz, 0, 0, nz, nz}
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		for _, c := range []struct {
+			shape tensor.Shape
+			axis  int
+			vals  []float64
+		}{{tensor.Shape{1, 4}, 1, line}, {tensor.Shape{4, 2}, 0, cols}} {
+			g := graph.New()
+			x := g.Input("x", dt, c.shape...)
+			p, err := exec.Compile(be, []*graph.Node{ops.Cummax(x, c.axis)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Run(context.Background(), exec.Feeds{x: exectest.Tensor(dt, c.vals, c.shape...)})
+			p.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.vals {
+				if v := out[0].Float64(i); v != w || math.Signbit(v) != math.Signbit(w) {
+					t.Errorf("%v %v: element %d is %v, want %v", dt, c.shape, i, v, w)
+				}
+			}
+		}
 	}
 }

@@ -105,9 +105,10 @@ func scanArithOf(k scanKind, dt tensor.DType) scanArith {
 			a.ident = "1.0"
 			a.fold = func(c *code, s, v string) { c.line("%s = %s * %s;", s, s, v) }
 		case scanMax:
-			// NaN propagates: a NaN replaces s, and nothing replaces a NaN.
+			// NaN propagates: a NaN replaces s, and nothing replaces a NaN;
+			// a later equal value replaces s (torch.cummax: -0, +0).
 			a.ident = "-loom_inf_f64()"
-			a.fold = func(c *code, s, v string) { c.line("if (%s > %s || %s != %s) %s = %s;", v, s, v, v, s, v) }
+			a.fold = func(c *code, s, v string) { c.line("if (%s >= %s || %s != %s) %s = %s;", v, s, v, v, s, v) }
 		case scanLogSumExp:
 			// log(e^s + e^v) with the larger exponent factored out; NaN
 			// propagates, -Inf is the identity, +Inf absorbs.
