@@ -21,15 +21,17 @@ var OpCumsum, OpCumprod, OpCummax, OpLogCumSumExp, OpCumprodGrad, OpCummaxGrad g
 
 func init() {
 	inputSize := func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }
-	red := func(name, doc string, dt opdef.DTypeRule, grad opdef.GradRule) graph.Op {
+	// Prod may end a fused group (FuseReduce) as Sum does; Any and All may
+	// not: their Bool result is not the group's dtype.
+	red := func(name, doc string, dt opdef.DTypeRule, fuse bool, grad opdef.GradRule) graph.Op {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: shReduce, Grad: grad,
-			Cost: inputSize, Ref: refFold})
+			Cost: inputSize, Ref: refFold, FuseReduce: fuse})
 	}
-	OpProd = red("Prod", "product of the elements over axes (1 over none); integers wrap", sameDType(numeric), func(n, g *graph.Node, need []bool) []*graph.Node {
+	OpProd = red("Prod", "product of the elements over axes (1 over none); integers wrap", sameDType(numeric), true, func(n, g *graph.Node, need []bool) []*graph.Node {
 		return each(need, func() *graph.Node { return prodGrad(n, g) })
 	})
-	OpAny = red("Any", "whether any element over axes is nonzero (false over none); NaN is nonzero", toBool(compute), nil)
-	OpAll = red("All", "whether every element over axes is nonzero (true over none); NaN is nonzero", toBool(compute), nil)
+	OpAny = red("Any", "whether any element over axes is nonzero (false over none); NaN is nonzero", toBool(compute), false, nil)
+	OpAll = red("All", "whether every element over axes is nonzero (true over none); NaN is nonzero", toBool(compute), false, nil)
 
 	scan := func(name, doc string, s opdef.DTypeSet, flops float64, grad opdef.GradRule) graph.Op {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Normalisation, DType: sameDType(s), Shape: shScan,

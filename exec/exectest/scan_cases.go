@@ -164,6 +164,26 @@ func foldCases() []Case {
 		}},
 	}
 	var cs []Case
+	// Prod ending a fused group (with the optimising passes): factors
+	// 1 + x/10 near 1, over rows, columns, everything and nothing.
+	for pi, p := range []struct {
+		shape tensor.Shape
+		axes  []int
+	}{{tensor.Shape{40, 300}, []int{1}}, {tensor.Shape{100, 80}, []int{0}}, {tensor.Shape{6, 7}, nil}, {tensor.Shape{0, 5}, []int{0}}, {tensor.Shape{2, 70000}, []int{1}}} {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32} {
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("Prod/fused/%v%v/%s", p.shape, p.axes, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					if dt.IsInt() {
+						ns, feeds := Inputs(g, Rand(dt, p.shape, -3, 4, uint64(300+pi)))
+						return []*graph.Node{ops.Prod(ops.Add(ops.Mul(ns[0], ns[0]), ops.Scalar(ns[0], -2)), p.axes...)}, feeds
+					}
+					ns, feeds := Inputs(g, Rand(dt, p.shape, -1, 1, uint64(300+pi)))
+					return []*graph.Node{ops.Prod(ops.Add(ops.Mul(ns[0], ops.Scalar(ns[0], 0.1)), ops.Scalar(ns[0], 1)), p.axes...)}, feeds
+				},
+			})
+		}
+	}
 	for ri, r := range reds {
 		for pi, p := range pats {
 			for _, dt := range r.dts {

@@ -118,7 +118,7 @@ type Def struct {
 	// sorts them).
 	Commutative bool
 	// FuseReduce: the op may end a fused group as its trailing reduction
-	// (Sum, Max, Min).
+	// (Sum, Prod, Max, Min).
 	FuseReduce bool
 }
 

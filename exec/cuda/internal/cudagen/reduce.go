@@ -497,7 +497,7 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 	return c.String(), shared
 }
 
-// reduction generates a Sum, Max, Min, ArgMax or ArgMin node.
+// reduction generates a Sum, Prod, Any, All, Max, Min, ArgMax or ArgMin node.
 func (g *gen) reduction(n *graph.Node) error {
 	x := n.Input(0)
 	a := n.Attr().(opdef.AxesAttr)
@@ -535,13 +535,17 @@ func (g *gen) fusedReduction(p *program, n *graph.Node) error {
 	if outN == 0 {
 		return nil
 	}
-	if p.domain.Size() == 0 {
-		g.fill(n.DType(), outN)
-		return nil
-	}
 	r, err := newReducer(p.reduce.Op, p.outDType())
 	if err != nil {
 		return err
+	}
+	if p.domain.Size() == 0 { // a sum (0) or product (1) over nothing
+		if r.prod {
+			g.fillWith(n.DType(), outN, "("+cType(n.DType())+")1")
+			return nil
+		}
+		g.fill(n.DType(), outN)
+		return nil
 	}
 	s := newRedSpace(p.domain, p.operandStrides(), p.reduce.Axes)
 	used := p.used()
