@@ -3,6 +3,7 @@ package exectest
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -171,6 +172,9 @@ func foldCases() []Case {
 		axes  []int
 	}{{tensor.Shape{40, 300}, []int{1}}, {tensor.Shape{100, 80}, []int{0}}, {tensor.Shape{6, 7}, nil}, {tensor.Shape{0, 5}, []int{0}}, {tensor.Shape{2, 70000}, []int{1}}} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int32} {
+			if dt != tensor.Float32 && pi%2 == 1 { // fewer emulator modules (below)
+				continue
+			}
 			cs = append(cs, Case{
 				Name: fmt.Sprintf("Prod/fused/%v%v/%s", p.shape, p.axes, dt.Short()),
 				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
@@ -187,6 +191,16 @@ func foldCases() []Case {
 	for ri, r := range reds {
 		for pi, p := range pats {
 			for _, dt := range r.dts {
+				// Every dtype on the small patterns (0..5); float32 alone
+				// on the large ones, and the KeepDims variants on the
+				// first three: each case is a module of the CUDA
+				// emulator, which holds 256 fiber stacks (512 memory
+				// maps) per module with a block-wide barrier while the
+				// backend lives, so the suite keeps to what tests
+				// something new.
+				if (pi > 5 && dt != tensor.Float32) || (strings.HasSuffix(r.name, "KeepDims") && pi > 2) {
+					continue
+				}
 				seed := uint64(ri*50 + pi)
 				cs = append(cs, Case{
 					Name: fmt.Sprintf("%s/%v%v/%s", r.name, p.shape, p.axes, dt.Short()),
@@ -267,6 +281,9 @@ func scanOpCases() []Case {
 		}
 		for pi, p := range scanShapes {
 			for _, dt := range dts {
+				if dt.IsInt() && p.shape.Size() > 100 {
+					continue // integers on the small layouts (see foldCases)
+				}
 				seed := uint64(si*40 + pi)
 				cs = append(cs, Case{
 					Name: fmt.Sprintf("%s/%v/%d%s/%s", s.name, p.shape, p.axis, optName(p.opts), dt.Short()),
