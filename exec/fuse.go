@@ -18,7 +18,7 @@ func fusible(n *graph.Node) bool {
 }
 
 // fusesReduce reports whether n may end a fused group as its trailing
-// reduction (its declaration says so: Sum, Max, Min).
+// reduction (its declaration says so: Sum, Prod, Max, Min).
 func fusesReduce(n *graph.Node) bool {
 	d := opdef.Lookup(n.Op())
 	return d != nil && d.FuseReduce

@@ -97,9 +97,10 @@ func TestBitwiseDTypes(t *testing.T) {
 	}
 }
 
-// TestSumDTypes: ops.Sum of int8, int16 and uint8 is int64 (NumPy's and
-// PyTorch's rule); int32, int64 and floats keep their dtype; SumTo and the
-// op OpSum itself keep the small dtypes.
+// TestSumDTypes: ops.Sum, Prod, Cumsum and Cumprod of int8, int16 and
+// uint8 are int64 (NumPy's and PyTorch's rule); int32, int64 and floats
+// keep their dtype; SumTo, Cummax and the op OpSum itself keep the small
+// dtypes.
 func TestSumDTypes(t *testing.T) {
 	g := graph.New()
 	for _, c := range []struct{ in, want tensor.DType }{
@@ -112,6 +113,16 @@ func TestSumDTypes(t *testing.T) {
 		}
 		if got := ops.SumKeepDims(x).DType(); got != c.want {
 			t.Errorf("SumKeepDims of %v is %v, want %v", c.in, got, c.want)
+		}
+		for name, y := range map[string]*graph.Node{
+			"Prod": ops.Prod(x, 0), "ProdKeepDims": ops.ProdKeepDims(x), "Cumsum": ops.Cumsum(x, 1), "Cumprod": ops.Cumprod(x, 0),
+		} {
+			if got := y.DType(); got != c.want {
+				t.Errorf("%s of %v is %v, want %v", name, c.in, got, c.want)
+			}
+		}
+		if got := ops.Cummax(x, 1).DType(); got != c.in {
+			t.Errorf("Cummax of %v is %v, want %v", c.in, got, c.in)
 		}
 		if got := ops.SumTo(x, tensor.Shape{3}).DType(); got != c.in {
 			t.Errorf("SumTo of %v is %v, want %v", c.in, got, c.in)

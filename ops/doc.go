@@ -12,6 +12,6 @@
 // would. Float16 and BFloat16 are storage types: only Cast and the data
 // movement ops accept them.
 //
-// Composites (Mean, SumTo, Square, LogSumExp, ExpandDims, Squeeze, Full,
+// Composites (Mean, Var, Std, SumTo, Square, LogSumExp, ExpandDims, Squeeze, Full,
 // ...) are plain functions of the primitives.
 package ops

@@ -122,7 +122,7 @@ func reduce(op graph.Op, x *graph.Node, axes []int, keep bool) *graph.Node {
 	if err != nil {
 		return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "%v", err)
 	}
-	if op != OpSum {
+	if op != OpSum && op != OpProd && op != OpAny && op != OpAll { // the reductions without an identity
 		for _, a := range ax {
 			if x.Shape()[a] == 0 {
 				return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "axis %d has length 0 and %s has no identity", a, d.Name)
@@ -152,8 +152,9 @@ func SumKeepDims(x *graph.Node, axes ...int) *graph.Node {
 	return reduce(OpSum, widenSum(x), axes, true)
 }
 
-// widenSum casts an Int8, Int16 or Uint8 operand of Sum to Int64 (see
-// Sum); other operands, invalid ones included, are returned as they are.
+// widenSum casts an Int8, Int16 or Uint8 operand of Sum, Prod, Cumsum
+// or Cumprod to Int64 (see Sum); other operands, invalid ones included,
+// are returned as they are.
 func widenSum(x *graph.Node) *graph.Node {
 	if x != nil && x.Valid() && x.DType().IsInt() && x.DType().Size() < 4 {
 		return Cast(x, tensor.Int64)

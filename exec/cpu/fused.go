@@ -162,7 +162,7 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 			return nil, fmt.Errorf("%w: fused reduction over axes %v of %v is neither rows nor columns", errUnsupported, a.Reduce.Axes, a.Domain)
 		}
 		switch a.Reduce.Op {
-		case ops.OpSum, ops.OpMax, ops.OpMin:
+		case ops.OpSum, ops.OpProd, ops.OpMax, ops.OpMin:
 		default:
 			return nil, fmt.Errorf("%w: fused reduction %v", errUnsupported, a.Reduce.Op)
 		}

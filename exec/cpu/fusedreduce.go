@@ -24,10 +24,21 @@ func fusedReduceKernel(p *fusedPlan) (*kernel, error) {
 func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 	rp := newRedPlan(p.attr.Domain, p.attr.Reduce.Axes)
 	op := p.attr.Reduce.Op
-	// fold combines a chunk of values into an accumulator.
+	// fold combines a chunk of values into an accumulator (Sum, Prod),
+	// starting from ident; join combines two accumulators.
 	var fold func(acc A, x []T) A
 	isMax := op == ops.OpMax // for Max and Min: see beats
+	accum := op == ops.OpSum || op == ops.OpProd
+	ident, join := A(0), func(a, b A) A { return a + b }
 	switch op {
+	case ops.OpProd:
+		ident, join = 1, func(a, b A) A { return a * b }
+		fold = func(s A, x []T) A {
+			for _, v := range x {
+				s *= A(v)
+			}
+			return s
+		}
 	case ops.OpSum:
 		fold = func(s A, x []T) A {
 			if v, ok := vectorSum(x); ok {
@@ -69,6 +80,12 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 				out := as[T](a.Out())
 				for j0 := lo; j0 < hi; j0 += chunkElems {
 					m := min(chunkElems, hi-j0)
+					if R == 0 { // a sum or product over nothing
+						for j := j0; j < j0+m; j++ {
+							out[j] = T(ident)
+						}
+						continue
+					}
 					// a check every ~32K element-ops (m may be small)
 					every := max(1, p.checkEvery()*chunkElems/m)
 					for r := 0; r < R; r++ {
@@ -78,7 +95,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 						ev.chunk(part, r*K+j0, m, nil)
 						x := as[T](ev.regs[part][p.outReg])[:m]
 						switch {
-						case op == ops.OpSum && r == 0:
+						case accum && r == 0:
 							for j, v := range x {
 								accs[j0+j] = A(v)
 							}
@@ -86,6 +103,11 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 							s := accs[j0 : j0+m]
 							for j, v := range x {
 								s[j] += A(v)
+							}
+						case op == ops.OpProd:
+							s := accs[j0 : j0+m]
+							for j, v := range x {
+								s[j] *= A(v)
 							}
 						case r == 0:
 							copy(out[j0:j0+m], x)
@@ -98,7 +120,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 							}
 						}
 					}
-					if op == ops.OpSum {
+					if accum {
 						for j := j0; j < j0+m; j++ {
 							out[j] = T(accs[j])
 						}
@@ -129,7 +151,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 				row, b := item/blocks, item%blocks
 				start := row*R + b*block
 				end := min(start+block, (row+1)*R)
-				var s A
+				s := ident
 				var best T
 				for q := start; q < end; q += chunkElems {
 					if c++; c == every {
@@ -140,7 +162,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 					m := min(chunkElems, end-q)
 					ev.chunk(part, q, m, nil)
 					x := as[T](ev.regs[part][p.outReg])[:m]
-					if op == ops.OpSum {
+					if accum {
 						s = fold(s, x)
 						continue
 					}
@@ -153,7 +175,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 						}
 					}
 				}
-				if op == ops.OpSum {
+				if accum {
 					sums[item] = s
 				} else {
 					bests[item] = best
@@ -176,8 +198,8 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 				x := as[T](ev.regs[part][p.outReg])
 				for r := 0; r < rows; r++ {
 					seg := x[r*R : (r+1)*R]
-					if op == ops.OpSum {
-						out[r0+r] = T(fold(0, seg))
+					if accum {
+						out[r0+r] = T(fold(ident, seg))
 						continue
 					}
 					best := seg[0]
@@ -193,7 +215,11 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 		return func() {
 			out := as[T](a.Out())
 			if R == 0 {
-				clear(out) // a sum over nothing (Max/Min of nothing is a build error)
+				// a sum or product over nothing (Max/Min of nothing is a
+				// build error)
+				for i := range out {
+					out[i] = T(ident)
+				}
 				return
 			}
 			if rowsPerChunk > 0 {
@@ -205,10 +231,10 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 				return // the partial results are incomplete
 			}
 			for row := 0; row < K; row++ {
-				if op == ops.OpSum {
-					var s A
+				if accum {
+					s := ident
 					for _, v := range sums[row*blocks : (row+1)*blocks] {
-						s += v
+						s = join(s, v)
 					}
 					out[row] = T(s)
 					continue

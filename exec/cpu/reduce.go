@@ -138,6 +138,13 @@ func reduceKernel[T elem](op graph.Op, p *redPlan, isFloat bool) (*kernel, error
 		return selectKernel[T](p, op == ops.OpMax), nil
 	case ops.OpArgMax, ops.OpArgMin:
 		return argKernel[T](p, op == ops.OpArgMax), nil
+	case ops.OpProd:
+		if isFloat {
+			return prodKernel[T, float64](p), nil
+		}
+		return prodKernel[T, int64](p), nil
+	case ops.OpAny, ops.OpAll:
+		return logicKernel[T](p, op == ops.OpAll), nil
 	}
 	return nil, fmt.Errorf("%s is not a reduction", op)
 }
@@ -413,4 +420,115 @@ func argKernel[T elem](p *redPlan, isMax bool) *kernel {
 		})
 		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
 	}}
+}
+
+// foldKernel folds the reduced elements of each output in row-major order
+// into an accumulator of type A starting from init, one output per
+// iteration of the parallel loop (so the result does not depend on the
+// thread count), and stores out(acc) in the output element. It is Prod's
+// and Any's and All's kernel: a product is not worth the blocked
+// strategies of Sum, and Any and All stop at the first deciding element.
+func foldKernel[T elem, A any, O elem](p *redPlan, init A, fold func(acc A, x []T, off, n, stride int) (A, bool), out func(A) O) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		stopped := a.Stopped
+		l := a.Loop(func(lo, hi, _ int) {
+			x, y := as[T](a.In(0)), as[O](a.Out())
+			work := 0 // elements since the last check
+			for o := lo; o < hi; o++ {
+				if work += p.redN; work >= checkElems {
+					if work = 0; a.Stopped() {
+						return
+					}
+				}
+				acc, done := init, false
+				if p.redN > 0 {
+					p.runs(p.base(o), stopped, func(off, n, stride, _ int) {
+						// a long run in pieces, with a check between
+						for i := 0; i < n && !done; i += checkElems {
+							if i > 0 && stopped() {
+								done = true // cut short: the caller sees stopped too
+								return
+							}
+							acc, done = fold(acc, x, off+i*stride, min(checkElems, n-i), stride)
+						}
+					})
+				}
+				y[o] = out(acc)
+			}
+		})
+		return func() { l.Run(p.outN, max(1, grainElems/max(1, p.redN)), 0) }
+	}}
+}
+
+// prodKernel multiplies in A (float64 for floats, as the reference does;
+// int64 for integers, wrapping when stored). Columns ([R, K] -> [K])
+// multiply whole rows into a vector of accumulators, in the reference's
+// order; contiguous runs use four accumulators (integers are exact in any
+// order; a float64 product differs from the reference's order by a few
+// float64 ulps, far below float32's or the suite's float64 tolerance).
+func prodKernel[T elem, A acc](p *redPlan) *kernel {
+	if p.isCols() && p.outN >= 64 {
+		K, R := p.keptDims[0], p.redDims[0]
+		var z A
+		k := &kernel{scratch: K * int(sizeOf(z))}
+		k.bind = func(a *args) func() {
+			accs := as[A](a.scratch)
+			l := a.Loop(func(lo, hi, _ int) {
+				x, out := as[T](a.In(0)), as[T](a.Out())
+				s := accs[lo:hi]
+				for j := range s {
+					s[j] = A(x[lo+j])
+				}
+				every := max(1, checkElems/(hi-lo)) // rows between checks
+				for r := 1; r < R; r++ {
+					if r%every == 0 && a.Stopped() {
+						return
+					}
+					row := x[r*K+lo : r*K+hi]
+					for j := range s {
+						s[j] *= A(row[j])
+					}
+				}
+				for j := range s {
+					out[lo+j] = T(s[j])
+				}
+			})
+			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
+		}
+		return k
+	}
+	return foldKernel(p, A(1), func(s A, x []T, off, n, stride int) (A, bool) {
+		if stride == 1 {
+			x = x[off : off+n]
+			s0, s1, s2, s3 := s, A(1), A(1), A(1)
+			i := 0
+			for ; i+4 <= n; i += 4 {
+				s0 *= A(x[i])
+				s1 *= A(x[i+1])
+				s2 *= A(x[i+2])
+				s3 *= A(x[i+3])
+			}
+			for ; i < n; i++ {
+				s0 *= A(x[i])
+			}
+			return (s0 * s1) * (s2 * s3), false
+		}
+		for i := 0; i < n; i++ {
+			s *= A(x[off+i*stride])
+		}
+		return s, false
+	}, func(s A) T { return T(s) })
+}
+
+// logicKernel is Any (all false) or All: whether some element is nonzero
+// (NaN is), or every one; the result is a bool byte.
+func logicKernel[T elem](p *redPlan, all bool) *kernel {
+	return foldKernel(p, all, func(s bool, x []T, off, n, stride int) (bool, bool) {
+		for i := 0; i < n; i++ {
+			if nz := x[off+i*stride] != 0; nz != all {
+				return nz, true
+			}
+		}
+		return s, false
+	}, func(s bool) uint8 { return u8(s) })
 }

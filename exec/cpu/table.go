@@ -121,6 +121,16 @@ func init() {
 		ops.OpMin:    kernelOf(prepareReduce),
 		ops.OpArgMax: kernelOf(prepareReduce),
 		ops.OpArgMin: kernelOf(prepareReduce),
+		ops.OpProd:   kernelOf(prepareReduce),
+		ops.OpAny:    kernelOf(prepareReduce),
+		ops.OpAll:    kernelOf(prepareReduce),
+
+		ops.OpCumsum:       kernelOf(prepareScan),
+		ops.OpCumprod:      kernelOf(prepareScan),
+		ops.OpCummax:       kernelOf(prepareScan),
+		ops.OpLogCumSumExp: kernelOf(prepareScan),
+		ops.OpCumprodGrad:  kernelOf(prepareScanGrad),
+		ops.OpCummaxGrad:   kernelOf(prepareScanGrad),
 
 		ops.OpReshape:     kernelOf(prepareCopy),
 		ops.OpTranspose:   kernelOf(prepareTranspose),

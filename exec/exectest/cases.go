@@ -75,6 +75,8 @@ func Cases() []Case {
 	cs = append(cs, movementCases()...)
 	cs = append(cs, creationMovementCases()...)
 	cs = append(cs, softmaxCases()...)
+	cs = append(cs, scanCases()...)
+	cs = append(cs, smallIntScanCases()...)
 	return cs
 }
 

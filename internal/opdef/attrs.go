@@ -266,3 +266,30 @@ func (a PadAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(PadAttr)
 	return ok && slices.Equal(a.Widths, c.Widths)
 }
+
+// ScanAttr is the attribute of the scans (Cumsum, Cumprod, Cummax,
+// LogCumSumExp) and of their gradient helpers: the non-negative axis, and
+// whether the scan runs from the end of the axis (Reverse) and leaves out
+// each position's own element (Exclusive: the result is the inclusive scan
+// shifted by one, starting from the op's identity).
+type ScanAttr struct {
+	Axis               int
+	Reverse, Exclusive bool
+}
+
+func (a ScanAttr) String() string {
+	s := fmt.Sprintf("axis=%d", a.Axis)
+	if a.Reverse {
+		s += " reverse"
+	}
+	if a.Exclusive {
+		s += " exclusive"
+	}
+	return s
+}
+
+// EqualAttr compares by value.
+func (a ScanAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(ScanAttr)
+	return ok && a == c
+}

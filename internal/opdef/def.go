@@ -32,7 +32,8 @@ const (
 	Movement
 	// Contraction: MatMul.
 	Contraction
-	// Normalisation: Softmax-like ops along one axis (AxisAttr).
+	// Normalisation: ops along one axis: Softmax-like ones (AxisAttr) and
+	// the scans (ScanAttr).
 	Normalisation
 	// Fusion: a compiler-made group of elementwise ops (FusedAttr).
 	Fusion
@@ -117,7 +118,7 @@ type Def struct {
 	// sorts them).
 	Commutative bool
 	// FuseReduce: the op may end a fused group as its trailing reduction
-	// (Sum, Max, Min).
+	// (Sum, Prod, Max, Min).
 	FuseReduce bool
 }
 

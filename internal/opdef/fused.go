@@ -22,7 +22,7 @@ type FusedOp struct {
 }
 
 // FusedReduce is an optional reduction applied to the group's last op: an
-// op whose declaration has FuseReduce (Sum, Max, Min).
+// op whose declaration has FuseReduce (Sum, Prod, Max, Min).
 type FusedReduce struct {
 	Op       graph.Op
 	Axes     []int // sorted, within the domain's rank
@@ -162,7 +162,7 @@ func fusedAttr(attr graph.Attr) (*FusedAttr, error) {
 func reduceDef(op graph.Op) (*Def, error) {
 	d := Lookup(op)
 	if d == nil || !d.FuseReduce {
-		return nil, ArgErr("the fused reduction %v is not one that may end a group (Sum, Max or Min)", op)
+		return nil, ArgErr("the fused reduction %v is not one that may end a group (Sum, Prod, Max or Min)", op)
 	}
 	return d, nil
 }

@@ -348,7 +348,16 @@ func supportNodes(t *testing.T) []*graph.Node {
 			case opdef.Contraction:
 				ns = append(ns, ops.Apply(d.Op, nil, in(dt, 2, 3), in(dt, 3, 4)))
 			case opdef.Normalisation:
-				ns = append(ns, ops.Apply(d.Op, opdef.AxisAttr{Axis: 1}, in(dt, 2, 3)))
+				// Softmax-like ops take an AxisAttr, the scans a ScanAttr.
+				var args []*graph.Node
+				for k := 0; k < d.Arity; k++ {
+					args = append(args, in(dt, 2, 3))
+				}
+				var attr graph.Attr = opdef.AxisAttr{Axis: 1}
+				if _, err := d.Shape([]tensor.Shape{{2, 3}}, attr); err != nil {
+					attr = opdef.ScanAttr{Axis: 1, Exclusive: true}
+				}
+				ns = append(ns, ops.Apply(d.Op, attr, args...))
 			case opdef.Movement:
 				x := in(dt, 2, 3)
 				switch d.Op {

@@ -30,7 +30,7 @@
 // and saturate with NaN giving 0, the storage types convert through
 // float32 with rounding to nearest even, Maximum, Minimum, Max, Min and
 // the arg reductions propagate NaN (ties go to the first index), and
-// float sums accumulate in double.
+// float sums accumulate in double (and products and scans).
 //
 // Kernel shapes (block = 256 threads, or the device's limit):
 //
@@ -54,6 +54,12 @@
 //   - Softmax and LogSoftmax: the reduction's tiles without parts: a
 //     block per row along the innermost axis, tree reductions for the
 //     maximum and the sum.
+//   - Scans (Cumsum, Cumprod, Cummax, LogCumSumExp; scan.go): a thread
+//     per line (coalesced when the axis is not the innermost), or, along
+//     the innermost axis with at least 512 elements, a block per row:
+//     each thread folds a contiguous segment, thread 0 scans the segment
+//     totals in order in shared memory, each thread rescans its segment.
+//     The gradient helpers CumprodGrad and CummaxGrad: a thread per line.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.

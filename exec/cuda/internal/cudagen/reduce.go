@@ -35,9 +35,14 @@ import (
 // wrap, as the CPU's int64 accumulator truncated).
 
 // reduction is the arithmetic of a reduction op (its row of the table):
-// a sum, or the best element, the largest with max and else the
-// smallest, or with arg its row-major index.
-type reduction struct{ sum, max, arg bool }
+// a sum, a product, whether any or every element is nonzero, or the best
+// element, the largest with max and else the smallest, or with arg its
+// row-major index.
+type reduction struct{ sum, prod, any, all, max, arg bool }
+
+// logic reports whether the reduction is Any or All (a bool result from
+// elements of any compute dtype).
+func (r reduction) logic() bool { return r.any || r.all }
 
 // reducer is the arithmetic of one reduction of one dtype.
 type reducer struct {
@@ -48,12 +53,20 @@ type reducer struct {
 }
 
 // reduceSupported checks that a reduction's elements are of a dtype it
-// handles: float32, float64 and the integers.
+// handles: the integers and floats (and bool, for Any and All).
 func reduceSupported(dt tensor.DType) error {
 	if c := cInfos[dt].class; c != intClass && c != floatClass {
 		return fmt.Errorf("no reduction of %v", dt)
 	}
 	return nil
+}
+
+// reduceSupportedBy is reduceSupported for reduction r.
+func reduceSupportedBy(r reduction, dt tensor.DType) error {
+	if r.logic() && cInfos[dt].class == boolClass {
+		return nil
+	}
+	return reduceSupported(dt)
 }
 
 // newReducer returns the reducer of op (a reduction of the table) over
@@ -65,11 +78,14 @@ func newReducer(op graph.Op, dt tensor.DType) (reducer, error) {
 	if err != nil {
 		return reducer{}, err
 	}
-	if err := reduceSupported(dt); err != nil {
+	if err := reduceSupportedBy(red, dt); err != nil {
 		return reducer{}, err
 	}
 	r := reducer{reduction: red, name: strings.ToLower(op.String()), dt: dt, acc: cType(dt)}
-	if r.sum {
+	if r.logic() {
+		r.acc = "int"
+	}
+	if r.sum || r.prod {
 		switch {
 		case cInfos[dt].class == floatClass:
 			r.acc = "double"
@@ -96,8 +112,13 @@ func (r reducer) accSize() int64 {
 
 // identity is the accumulator's start value.
 func (r reducer) identity() string {
-	if r.sum {
+	switch {
+	case r.sum, r.any:
 		return zeroOf(r.acc)
+	case r.prod:
+		return "(" + r.acc + ")1"
+	case r.all:
+		return "1"
 	}
 	switch r.dt {
 	case tensor.Float32:
@@ -152,6 +173,19 @@ func (r reducer) fold(c *code, acc, aidx, v, i string) {
 	switch {
 	case r.sum:
 		c.line("%s += (%s)%s;", acc, r.acc, v)
+	case r.prod && i == "":
+		// combining partial products (the tree, pass 2)
+		c.line("%s *= %s;", acc, v)
+	case r.prod:
+		c.line("%s *= (%s)%s;", acc, r.acc, v)
+	case r.any && i == "":
+		c.line("%s |= %s;", acc, v)
+	case r.any:
+		c.line("%s |= (%s != 0);", acc, v)
+	case r.all && i == "":
+		c.line("%s &= %s;", acc, v)
+	case r.all:
+		c.line("%s &= (%s != 0);", acc, v)
 	case r.arg:
 		c.line("if (%s || (!(%s) && %s < %s)) {", r.better(v, acc), r.better(acc, v), i, aidx)
 		c.line("%s = %s;", acc, v)
@@ -167,8 +201,10 @@ func (r reducer) final(acc, aidx string) string {
 	switch {
 	case r.arg:
 		return aidx
-	case r.sum:
+	case r.sum, r.prod:
 		return "(" + cType(r.dt) + ")" + acc
+	case r.logic():
+		return "(unsigned char)" + acc
 	}
 	return acc
 }
@@ -468,7 +504,7 @@ func (g *gen) tileBody(r reducer, s redSpace, t tile, elem element, write func(c
 	return c.String(), shared
 }
 
-// reduction generates a Sum, Max, Min, ArgMax or ArgMin node.
+// reduction generates a Sum, Prod, Any, All, Max, Min, ArgMax or ArgMin node.
 func (g *gen) reduction(n *graph.Node) error {
 	x := n.Input(0)
 	a := n.Attr().(opdef.AxesAttr)
@@ -482,8 +518,12 @@ func (g *gen) reduction(n *graph.Node) error {
 		return nil
 	}
 	if x.Shape().Size() == 0 {
-		// A reduction over nothing: Sum gives 0, and Max, Min and the
-		// arg reductions give 0 as the reference does.
+		// A reduction over nothing: Sum and Any give 0, Prod and All 1,
+		// and Max, Min and the arg reductions 0 as the reference does.
+		if r.prod || r.all {
+			g.fillWith(n.DType(), int64(n.Shape().Size()), "("+cType(n.DType())+")1")
+			return nil
+		}
 		g.fill(n.DType(), int64(n.Shape().Size()))
 		return nil
 	}
@@ -502,13 +542,17 @@ func (g *gen) fusedReduction(p *program, n *graph.Node) error {
 	if outN == 0 {
 		return nil
 	}
-	if p.domain.Size() == 0 {
-		g.fill(n.DType(), outN)
-		return nil
-	}
 	r, err := newReducer(p.reduce.Op, p.outDType())
 	if err != nil {
 		return err
+	}
+	if p.domain.Size() == 0 { // a sum (0) or product (1) over nothing
+		if r.prod {
+			g.fillWith(n.DType(), outN, "("+cType(n.DType())+")1")
+			return nil
+		}
+		g.fill(n.DType(), outN)
+		return nil
 	}
 	s := newRedSpace(p.domain, p.operandStrides(), p.reduce.Axes)
 	used := p.used()
@@ -526,15 +570,26 @@ func (g *gen) fusedReduction(p *program, n *graph.Node) error {
 // fill launches a kernel that sets n elements of dtype dt of the result
 // to zero.
 func (g *gen) fill(dt tensor.DType, n int64) {
+	g.fillWith(dt, n, "")
+}
+
+// fillWith launches a kernel that sets n elements of dtype dt of the
+// result to the C expression v (zero when v is "").
+func (g *gen) fillWith(dt tensor.DType, n int64, v string) {
 	if n == 0 {
 		return
 	}
-	ct := bitsType(dt)
+	ct, name := bitsType(dt), "zero"
+	if v == "" {
+		v = zeroOf(ct)
+	} else {
+		ct, name = cType(dt), "fill"
+	}
 	var c code
 	c.gridStride("i", n)
-	c.line("out[i] = %s;", zeroOf(ct))
+	c.line("out[i] = %s;", v)
 	c.line("}")
-	fn := g.function("zero", ct+"* __restrict__ out", c.String())
+	fn := g.function(name, ct+"* __restrict__ out", c.String())
 	b := int64(g.t.block())
 	g.launch(fn, g.gridFor(n, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Out})
 }

@@ -130,6 +130,17 @@ func rows() []row {
 		{ops.OpMin, reduce(reduction{})},
 		{ops.OpArgMax, reduce(reduction{max: true, arg: true})},
 		{ops.OpArgMin, reduce(reduction{arg: true})},
+		{ops.OpProd, reduce(reduction{prod: true})},
+		{ops.OpAny, reduce(reduction{any: true})},
+		{ops.OpAll, reduce(reduction{all: true})},
+
+		// Scans along an axis and their gradient helpers (scan.go).
+		{ops.OpCumsum, scanRow(scanSum)},
+		{ops.OpCumprod, scanRow(scanProd)},
+		{ops.OpCummax, scanRow(scanMax)},
+		{ops.OpLogCumSumExp, scanRow(scanLogSumExp)},
+		{ops.OpCumprodGrad, scanRow(scanCumprodGrad)},
+		{ops.OpCummaxGrad, scanRow(scanCummaxGrad)},
 
 		// Movement (movement.go): element bits, whatever the dtype.
 		{ops.OpReshape, move(copyKernel)},
@@ -381,7 +392,7 @@ func checkFused(n *graph.Node) error {
 func reduce(r reduction) entry {
 	return entry{
 		red:   &r,
-		check: func(n *graph.Node) error { return reduceSupported(n.Input(0).DType()) },
+		check: func(n *graph.Node) error { return reduceSupportedBy(r, n.Input(0).DType()) },
 		gen:   (*gen).reduction,
 	}
 }
