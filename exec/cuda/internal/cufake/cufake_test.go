@@ -3,6 +3,7 @@
 package cufake
 
 import (
+	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -1329,5 +1330,40 @@ func BenchmarkLaunch(b *testing.B) {
 				f.ok(f.launch(fn, [3]uint32{16, 1, 1}, [3]uint32{256, 1, 1}, 0, unsafe.Pointer(&dy)), "launch")
 			}
 		})
+	}
+}
+
+// TestStacksTrimmed: a launch of 256 threads with a barrier needs 256
+// fiber stacks, two memory maps each (stack and guard page); after the
+// launch the emulator keeps at most 16 idle ones, so a module adds at most
+// about 32 maps to the process however many threads its kernels used.
+// Without the trim, every module kept 512 maps, and the conformance suite
+// (thousands of modules in one process) reached Linux's limit
+// (vm.max_map_count, 65530): "cannot map a fiber stack".
+func TestStacksTrimmed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts /proc/self/maps")
+	}
+	f := setup(t)
+	maps := func() int {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(b, []byte("\n"))
+	}
+	dy := upload(f, make([]float32, 256))
+	m := f.module(kernels)
+	fn := f.function(m, "scale_sync")
+	before := maps()
+	f.ok(f.launch(fn, [3]uint32{1, 1, 1}, [3]uint32{256, 1, 1}, 0, unsafe.Pointer(&dy)), "launch scale_sync")
+	if grew := maps() - before; grew > 40 {
+		t.Errorf("a launch of 256 threads left %d more memory maps; want at most 40 (16 idle stacks kept)", grew)
+	}
+	// y = 2y + 1 from 0 once: every element is 1.
+	for i, v := range download[float32](f, dy, 256) {
+		if v != 1 {
+			t.Fatalf("y[%d] = %v, want 1", i, v)
+		}
 	}
 }

@@ -25,8 +25,12 @@
 // the next thread that has not started, so a block without barriers runs
 // on one fiber (two stack switches per block), and each barrier costs about
 // two switches per thread. Stacks are allocated when first needed and
-// reused by later blocks and launches; they are freed when the object is
-// unloaded.
+// reused by later blocks; after a launch at most LOOM_EMU_KEEP_STACKS idle
+// ones are kept for later launches (each stack is two memory maps, the
+// guard page and the stack, and a process that loads thousands of modules,
+// as the conformance suite does, would otherwise reach the kernel's limit
+// on maps, vm.max_map_count, 65530 by default); the rest are freed when
+// the object is unloaded.
 //
 // The state is global (one object is one program; the driver serialises
 // launches), so the object is not reentrant. No signals are used.
@@ -581,6 +585,27 @@ template <typename... A, void (*K)(A...)> struct Thunk<void (*)(A...), K> {
 	static size_t nargs() { return sizeof...(A); }
 };
 
+#ifndef LOOM_EMU_KEEP_STACKS
+#define LOOM_EMU_KEEP_STACKS 16
+#endif
+
+// Frees idle stacks beyond LOOM_EMU_KEEP_STACKS. Called between launches,
+// on the caller's stack: no fiber runs, and a free fiber that stopped
+// midway is never resumed once it leaves the pool.
+static void trim_pool() {
+	while (g_nfree > LOOM_EMU_KEEP_STACKS) {
+		Worker *w = g_free[--g_nfree];
+		for (int i = 0; i < g_npool; i++) {
+			if (g_pool[i] == w) {
+				g_pool[i] = g_pool[--g_npool];
+				break;
+			}
+		}
+		munmap(w->mem, w->memsize);
+		free(w);
+	}
+}
+
 template <typename F, F K>
 static void launch(const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned shared, void **params) {
@@ -592,6 +617,7 @@ static void launch(const char *name, unsigned gx, unsigned gy, unsigned gz, unsi
 		return;
 	}
 	run_grid(&T::run, params, gx, gy, gz, bx, by, bz, shared);
+	trim_pool();
 }
 
 __attribute__((destructor)) static void unload() {
