@@ -398,56 +398,52 @@ func refScan(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	if x.DType.IsInt() {
 		lo, _ := x.DType.IntRange()
 		ident := map[graph.Op]int64{OpCumsum: 0, OpCumprod: 1, OpCummax: lo}[op]
-		scanLines(x.Shape, a, func(line []int) {
-			acc := ident
-			for _, q := range line {
-				v := x.I[q]
-				if a.Exclusive {
-					out.I[q] = acc
-				}
-				switch op {
-				case OpCumsum:
-					acc += v
-				case OpCumprod:
-					acc *= v
-				case OpCummax:
-					acc = max(acc, v)
-				}
-				if !a.Exclusive {
-					out.I[q] = acc
-				}
+		scanRef(x.Shape, a, x.I, out.I, ident, func(acc, v int64) int64 {
+			switch op {
+			case OpCumsum:
+				return acc + v
+			case OpCumprod:
+				return acc * v
 			}
+			return max(acc, v)
 		})
 		return out, nil
 	}
 	ident := map[graph.Op]float64{OpCumsum: 0, OpCumprod: 1, OpCummax: math.Inf(-1), OpLogCumSumExp: math.Inf(-1)}[op]
-	scanLines(x.Shape, a, func(line []int) {
+	scanRef(x.Shape, a, x.F, out.F, ident, func(acc, v float64) float64 {
+		switch op {
+		case OpCumsum:
+			return acc + v
+		case OpCumprod:
+			return acc * v
+		case OpCummax:
+			// torch.cummax: a NaN stays; a later equal value replaces
+			// the maximum (so +0 after -0 gives +0, and -0 after +0 -0)
+			if !math.IsNaN(acc) && (v >= acc || math.IsNaN(v)) {
+				return v
+			}
+			return acc
+		}
+		return logAddExp(acc, v)
+	})
+	return out, nil
+}
+
+// scanRef folds each line of x into out with step from ident, writing the
+// running value before (Exclusive) or after each element.
+func scanRef[T int64 | float64](shape tensor.Shape, a opdef.ScanAttr, x, out []T, ident T, step func(acc, v T) T) {
+	scanLines(shape, a, func(line []int) {
 		acc := ident
 		for _, q := range line {
-			v := x.F[q]
 			if a.Exclusive {
-				out.F[q] = acc
+				out[q] = acc
 			}
-			switch op {
-			case OpCumsum:
-				acc += v
-			case OpCumprod:
-				acc *= v
-			case OpCummax:
-				// torch.cummax: a NaN stays; a later equal value replaces
-				// the maximum (so +0 after -0 gives +0, and -0 after +0 -0)
-				if !math.IsNaN(acc) && (v >= acc || math.IsNaN(v)) {
-					acc = v
-				}
-			case OpLogCumSumExp:
-				acc = logAddExp(acc, v)
-			}
+			acc = step(acc, x[q])
 			if !a.Exclusive {
-				out.F[q] = acc
+				out[q] = acc
 			}
 		}
 	})
-	return out, nil
 }
 
 // refScanGrad is the reference of the gradient helpers, line by line in
