@@ -126,29 +126,9 @@ func init() {
 	// estimates do; the exact figure only scales the GFLOP/s column.
 	OpNeg = unary("Neg", "-x", numeric, 1, func(x float64) float64 { return -x }, func(x int64) int64 { return -x },
 		func(n, x, g *graph.Node) *graph.Node { return Neg(g) })
-	OpAbs = unary("Abs", "|x|", numeric, 1, math.Abs, func(x int64) int64 {
-		if x < 0 {
-			return -x
-		}
-		return x
-	}, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sign(x)) })
-	OpSign = unary("Sign", "-1, 0 or 1 by the sign of x (NaN and -0 stay)", numeric, 1, func(x float64) float64 {
-		switch {
-		case x > 0:
-			return 1
-		case x < 0:
-			return -1
-		}
-		return x
-	}, func(x int64) int64 {
-		switch {
-		case x > 0:
-			return 1
-		case x < 0:
-			return -1
-		}
-		return 0
-	}, func(n, x, g *graph.Node) *graph.Node { return ZerosLike(x) })
+	OpAbs = unary("Abs", "|x|", numeric, 1, math.Abs, scalar.AbsInt, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sign(x)) })
+	OpSign = unary("Sign", "-1, 0 or 1 by the sign of x (NaN and -0 stay)", numeric, 1, scalar.Sign[float64], scalar.Sign[int64],
+		func(n, x, g *graph.Node) *graph.Node { return ZerosLike(x) })
 	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, n) }, iv(-5, 5))
 	OpLog = unary("Log", "natural logarithm", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, x) }, iv(0.05, 10))
 	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) }, iv(0.05, 10))

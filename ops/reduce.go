@@ -41,45 +41,18 @@ func refReduce(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	x := in[0]
 	a := n.Attr().(opdef.AxesAttr)
 	out := opdef.NewValue(n.DType(), n.Shape())
-	red := make([]bool, len(x.Shape))
-	var redShape tensor.Shape
-	for _, ax := range a.Axes {
-		red[ax] = true
-	}
-	for i, d := range x.Shape {
-		if red[i] {
-			redShape = append(redShape, d)
-		}
-	}
 	op := n.Op()
 	seen := make([]bool, out.Len())
 	bestF := make([]float64, out.Len())
 	bestI := make([]int64, out.Len())
-	idx := make([]int, len(x.Shape))
-	var oidx, ridx []int
-	for p := 0; p < x.Len(); p++ {
-		opdef.Index(x.Shape, p, idx)
-		oidx, ridx = oidx[:0], ridx[:0]
-		for i, k := range idx {
-			switch {
-			case !red[i]:
-				oidx = append(oidx, k)
-			case a.KeepDims:
-				oidx = append(oidx, 0)
-			}
-			if red[i] {
-				ridx = append(ridx, k)
-			}
-		}
-		o := opdef.Flat(out.Shape, oidx)
-		r := int64(opdef.Flat(redShape, ridx))
+	eachReduced(x.Shape, out.Shape, a, func(p, o int, r int64) {
 		if op == OpSum {
 			if x.DType.IsInt() {
 				out.I[o] += x.I[p]
 			} else {
 				out.F[o] += x.F[p]
 			}
-			continue
+			return
 		}
 		isMax := op == OpMax || op == OpArgMax
 		better := false
@@ -107,8 +80,42 @@ func refReduce(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			}
 		}
 		seen[o] = true
-	}
+	})
 	return out, nil
+}
+
+// eachReduced calls f for every position p of a value of shape s, in
+// row-major order, with o its position in the reduction's output (of
+// shape outShape) and r its row-major index over the reduced axes of a.
+func eachReduced(s, outShape tensor.Shape, a opdef.AxesAttr, f func(p, o int, r int64)) {
+	red := make([]bool, len(s))
+	for _, ax := range a.Axes {
+		red[ax] = true
+	}
+	var redShape tensor.Shape
+	for i, d := range s {
+		if red[i] {
+			redShape = append(redShape, d)
+		}
+	}
+	idx := make([]int, len(s))
+	var oidx, ridx []int
+	for p := 0; p < s.Size(); p++ {
+		opdef.Index(s, p, idx)
+		oidx, ridx = oidx[:0], ridx[:0]
+		for i, k := range idx {
+			switch {
+			case !red[i]:
+				oidx = append(oidx, k)
+			case a.KeepDims:
+				oidx = append(oidx, 0)
+			}
+			if red[i] {
+				ridx = append(ridx, k)
+			}
+		}
+		f(p, opdef.Flat(outShape, oidx), int64(opdef.Flat(redShape, ridx)))
+	}
 }
 
 // reduce builds a reduction after normalising its axes (negative axes

@@ -305,10 +305,6 @@ func refFold(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	x := in[0]
 	a := n.Attr().(opdef.AxesAttr)
 	out := opdef.NewValue(n.DType(), n.Shape())
-	red := make([]bool, len(x.Shape))
-	for _, ax := range a.Axes {
-		red[ax] = true
-	}
 	op := n.Op()
 	for o := 0; o < out.Len(); o++ {
 		switch {
@@ -320,20 +316,7 @@ func refFold(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			out.F[o] = 1
 		}
 	}
-	idx := make([]int, len(x.Shape))
-	var oidx []int
-	for p := 0; p < x.Len(); p++ {
-		opdef.Index(x.Shape, p, idx)
-		oidx = oidx[:0]
-		for i, k := range idx {
-			switch {
-			case !red[i]:
-				oidx = append(oidx, k)
-			case a.KeepDims:
-				oidx = append(oidx, 0)
-			}
-		}
-		o := opdef.Flat(out.Shape, oidx)
+	eachReduced(x.Shape, out.Shape, a, func(p, o int, _ int64) {
 		switch {
 		case op == OpProd && x.DType.IsInt():
 			out.I[o] *= x.I[p]
@@ -348,7 +331,7 @@ func refFold(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 				out.F[o] = 0
 			}
 		}
-	}
+	})
 	return out, nil
 }
 

@@ -63,8 +63,8 @@ func init() {
 		ops.OpRightShift: binary(nil, shiftRight),
 
 		ops.OpNeg:     unary(neg[float64], neg[int64], simd.Neg),
-		ops.OpAbs:     unary(math.Abs, absInt, simd.Abs),
-		ops.OpSign:    unary(sign[float64], sign[int64], simd.Sign),
+		ops.OpAbs:     unary(math.Abs, scalar.AbsInt, simd.Abs),
+		ops.OpSign:    unary(scalar.Sign[float64], scalar.Sign[int64], simd.Sign),
 		ops.OpRelu:    unary(relu[float64], relu[int64], simd.Relu),
 		ops.OpExp:     unary(math.Exp, nil, simd.Exp),
 		ops.OpLog:     unary(math.Log, nil, simd.Log),
@@ -164,24 +164,6 @@ func minOf[W wide](x, y W) W { return min(x, y) }
 func relu[W wide](x W) W     { return max(x, 0) }
 
 func neg[W wide](x W) W { return -x }
-
-// sign is 1 or -1 by the sign of x, and x itself for 0, -0 and NaN.
-func sign[W wide](x W) W {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return x
-}
-
-func absInt(x int64) int64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
 
 // same is the rounding ops on integers: x itself.
 func same(x int64) int64 { return x }

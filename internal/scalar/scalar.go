@@ -65,6 +65,26 @@ func FloorDivInt(x, y int64) int64 {
 	return q
 }
 
+// AbsInt is |x|; the absolute value of the most negative integer wraps to
+// itself, as NumPy's.
+func AbsInt(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Sign is 1 or -1 by the sign of x, and x itself for 0, -0 and NaN.
+func Sign[W int64 | float64](x W) W {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x
+}
+
 // PowInt is integer power by squaring, wrapping as int64 arithmetic does;
 // a negative exponent gives the truncated reciprocal (0 unless x is 1 or
 // -1).

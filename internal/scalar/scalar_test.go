@@ -147,3 +147,21 @@ func TestPowInt(t *testing.T) {
 		}
 	}
 }
+
+// TestSignAbs checks by hand: Sign of 3, -2, 0 is 1, -1, 0; of -0 is -0
+// and of NaN is NaN (NumPy's sign); AbsInt(-7) = 7 and AbsInt(MinInt64)
+// wraps to MinInt64 (two's complement, as numpy.abs of int64).
+func TestSignAbs(t *testing.T) {
+	if Sign(3.0) != 1 || Sign(-2.0) != -1 || Sign(0.0) != 0 || Sign(int64(-9)) != -1 || Sign(int64(0)) != 0 {
+		t.Error("Sign of 3, -2, 0, -9, 0 is not 1, -1, 0, -1, 0")
+	}
+	if z := Sign(math.Copysign(0, -1)); z != 0 || !math.Signbit(z) {
+		t.Errorf("Sign(-0) = %v, want -0", z)
+	}
+	if !math.IsNaN(Sign(math.NaN())) {
+		t.Error("Sign(NaN) is not NaN")
+	}
+	if AbsInt(-7) != 7 || AbsInt(math.MinInt64) != math.MinInt64 {
+		t.Error("AbsInt(-7), AbsInt(MinInt64) are not 7, MinInt64")
+	}
+}
