@@ -234,14 +234,7 @@ func TestCancelChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	var checks atomic.Int64
-	var onCheck atomic.Pointer[func(int64)]
-	defer cpu.SetCheckHook(func() {
-		k := checks.Add(1)
-		if f := onCheck.Load(); f != nil {
-			(*f)(k)
-		}
-	})()
+	checks, onCheck := hookChecks(t)
 	for _, c := range checkCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if c.per == perCopy {
@@ -682,4 +675,18 @@ func TestHugeArena(t *testing.T) {
 		t.Fatalf("Run = %v, want an error about the arena", err)
 	}
 	t.Logf("Run: %v", err)
+}
+
+// hookChecks installs, for the rest of the test, a cancellation-check
+// hook that counts the checks and calls *onCheck (when set) with each
+// check's number.
+func hookChecks(t *testing.T) (checks *atomic.Int64, onCheck *atomic.Pointer[func(int64)]) {
+	checks, onCheck = new(atomic.Int64), new(atomic.Pointer[func(int64)])
+	t.Cleanup(cpu.SetCheckHook(func() {
+		k := checks.Add(1)
+		if f := onCheck.Load(); f != nil {
+			(*f)(k)
+		}
+	}))
+	return checks, onCheck
 }

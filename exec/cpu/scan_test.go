@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -26,14 +25,7 @@ func TestScanCancelChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	var checks atomic.Int64
-	var onCheck atomic.Pointer[func(int64)]
-	defer cpu.SetCheckHook(func() {
-		k := checks.Add(1)
-		if f := onCheck.Load(); f != nil {
-			(*f)(k)
-		}
-	})()
+	checks, onCheck := hookChecks(t)
 	const n = 1 << 21 // elements: 32 checks of 64K
 	for _, c := range []struct {
 		kind  string
