@@ -68,13 +68,9 @@ func refSoftmax(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func normalise(op graph.Op, x *graph.Node, axis int) *graph.Node {
-	d := opdef.Lookup(op)
-	if _, bad := graph.Operands(d.Name, x); bad != nil {
+	ax, bad := axisOf(opdef.Lookup(op).Name, x, axis)
+	if bad != nil {
 		return bad
-	}
-	ax, err := normAxis(axis, x.Rank())
-	if err != nil {
-		return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "%v", err)
 	}
 	return Apply(op, opdef.AxisAttr{Axis: ax}, x)
 }

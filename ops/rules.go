@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 )
 
@@ -24,6 +25,19 @@ var (
 	broadcastsTo     = opdef.BroadcastsTo
 	intList          = opdef.IntList
 )
+
+// axisOf checks the one operand x of the op named name and normalises
+// axis against its rank; on failure it returns the error node to return.
+func axisOf(name string, x *graph.Node, axis int) (int, *graph.Node) {
+	if _, bad := graph.Operands(name, x); bad != nil {
+		return 0, bad
+	}
+	ax, err := normAxis(axis, x.Rank())
+	if err != nil {
+		return 0, fail(graph.ErrShape, name, []*graph.Node{x}, "%v", err)
+	}
+	return ax, nil
+}
 
 // normAxis maps a possibly negative axis to 0..rank-1.
 func normAxis(axis, rank int) (int, error) {

@@ -179,12 +179,9 @@ const (
 
 func scanOp(op graph.Op, x *graph.Node, axis int, opts []ScanOption) *graph.Node {
 	d := opdef.Lookup(op)
-	if _, bad := graph.Operands(d.Name, x); bad != nil {
+	ax, bad := axisOf(d.Name, x, axis)
+	if bad != nil {
 		return bad
-	}
-	ax, err := normAxis(axis, x.Rank())
-	if err != nil {
-		return fail(graph.ErrShape, d.Name, []*graph.Node{x}, "%v", err)
 	}
 	a := opdef.ScanAttr{Axis: ax}
 	for _, o := range opts {
