@@ -409,3 +409,21 @@ func TestRandomErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomFolding: with a constant key, a small random op is folded by
+// the compiler (its reference evaluator), a large one runs as a kernel;
+// both give the kernel's values bit for bit (the reference and the CPU
+// kernels compute the same stream with the same float64 functions).
+func TestRandomFolding(t *testing.T) {
+	for _, n := range []int{10, 1000} {
+		g := graph.New()
+		outs := randomNodes(ops.Key(g, 77), n)
+		folded := runOn(t, nil, outs, nil)
+		kernels := runOn(t, nil, outs, nil, exec.DisablePasses("constfold"))
+		for i := range outs {
+			if !bytes.Equal(folded[i].Bytes(), kernels[i].Bytes()) {
+				t.Errorf("n=%d: %s folded differs from its kernel", n, outs[i])
+			}
+		}
+	}
+}

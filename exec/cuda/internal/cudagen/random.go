@@ -7,7 +7,6 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
-	"github.com/loomgraph/loom/internal/scalar"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -21,6 +20,25 @@ import (
 // normals go through the device's double log and cos (within an ulp or
 // two of Go's), and the uniforms and Bernoulli draws are exact.
 
+// Philox4x32-10's round multipliers and Weyl key increments (Salmon et
+// al., SC 2011; internal/scalar's, which this package may not import).
+const (
+	philoxM0, philoxM1 = 0xD2511F53, 0xCD9E8D57
+	philoxW0, philoxW1 = 0x9E3779B9, 0xBB67AE85
+)
+
+// bernoulliThreshold is internal/scalar's BernoulliThreshold: a word w
+// is true when w < floor(p·2³²) (2³² for p = 1).
+func bernoulliThreshold(p float64) uint64 {
+	switch {
+	case !(p > 0):
+		return 0
+	case p >= 1:
+		return 1 << 32
+	}
+	return uint64(math.Floor(p * (1 << 32)))
+}
+
 // checkRandom admits the dtypes the random ops produce.
 func checkRandom(n *graph.Node) error {
 	switch op, dt := n.Op(), n.DType(); {
@@ -33,10 +51,7 @@ func checkRandom(n *graph.Node) error {
 }
 
 // f64 is a float64 as a C literal that reads back to the same double.
-func f64(x float64) string {
-	s := strconv.FormatFloat(x, 'e', -1, 64)
-	return s
-}
+func f64(x float64) string { return strconv.FormatFloat(x, 'e', -1, 64) }
 
 func (g *gen) random(n *graph.Node) {
 	a := n.Attr().(opdef.RandomAttr)
@@ -52,11 +67,11 @@ func (g *gen) random(n *graph.Node) {
 	c.line("unsigned int c0 = (unsigned int)b, c1 = (unsigned int)((unsigned long long)b >> 32), c2 = %du, c3 = %du;", uint32(a.Stream), uint32(a.Stream>>32))
 	c.line("for (int r = 0; r < 10; r++) {")
 	c.line("if (r > 0) {")
-	c.line("k0 += 0x%08Xu;", uint32(scalar.PhiloxW0))
-	c.line("k1 += 0x%08Xu;", uint32(scalar.PhiloxW1))
+	c.line("k0 += 0x%08Xu;", uint32(philoxW0))
+	c.line("k1 += 0x%08Xu;", uint32(philoxW1))
 	c.line("}")
-	c.line("const unsigned int lo0 = 0x%08Xu * c0, hi0 = __umulhi(0x%08Xu, c0);", uint32(scalar.PhiloxM0), uint32(scalar.PhiloxM0))
-	c.line("const unsigned int lo1 = 0x%08Xu * c2, hi1 = __umulhi(0x%08Xu, c2);", uint32(scalar.PhiloxM1), uint32(scalar.PhiloxM1))
+	c.line("const unsigned int lo0 = 0x%08Xu * c0, hi0 = __umulhi(0x%08Xu, c0);", uint32(philoxM0), uint32(philoxM0))
+	c.line("const unsigned int lo1 = 0x%08Xu * c2, hi1 = __umulhi(0x%08Xu, c2);", uint32(philoxM1), uint32(philoxM1))
 	c.line("c0 = hi1 ^ c1 ^ k0;")
 	c.line("c1 = lo1;")
 	c.line("c2 = hi0 ^ c3 ^ k1;")
@@ -70,7 +85,7 @@ func (g *gen) random(n *graph.Node) {
 	case op == ops.OpRandomBits:
 		c.line("out[i] = (int)wd[j];")
 	case op == ops.OpRandomBernoulli:
-		c.line("out[i] = (unsigned long long)wd[j] < %dULL ? 1 : 0;", scalar.BernoulliThreshold(a.P))
+		c.line("out[i] = (unsigned long long)wd[j] < %dULL ? 1 : 0;", bernoulliThreshold(a.P))
 	case op == ops.OpRandomUniform && dt == tensor.Float32:
 		c.line("out[i] = (float)(wd[j] >> 8) * %sf;", two24)
 	case op == ops.OpRandomUniform:
