@@ -419,9 +419,28 @@ func TestRandomFolding(t *testing.T) {
 		g := graph.New()
 		outs := randomNodes(ops.Key(g, 77), n)
 		folded := runOn(t, nil, outs, nil)
-		kernels := runOn(t, nil, outs, nil, exec.DisablePasses("constfold"))
+		be, err := cpu.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := exec.Compile(be, outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels := 0
+		for _, s := range p.Plan().Steps {
+			if s.Kind == exec.KernelStep {
+				kernels++
+			}
+		}
+		p.Close()
+		be.Close()
+		if want := map[int]int{10: 0, 1000: len(outs) - 2}[n]; kernels != want {
+			t.Errorf("n=%d: %d kernels, want %d (NextKey and FoldIn, 2 elements, always fold)", n, kernels, want)
+		}
+		unfolded := runOn(t, nil, outs, nil, exec.DisablePasses("constfold"))
 		for i := range outs {
-			if !bytes.Equal(folded[i].Bytes(), kernels[i].Bytes()) {
+			if !bytes.Equal(folded[i].Bytes(), unfolded[i].Bytes()) {
 				t.Errorf("n=%d: %s folded differs from its kernel", n, outs[i])
 			}
 		}
