@@ -10,67 +10,70 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
+// The random kernels' element maps (ops/random.go).
+type randomMap uint8
+
+const (
+	mapBits randomMap = iota
+	mapBernoulli
+	mapUniform32
+	mapUniform64
+	mapNormal32
+	mapNormal64
+)
+
+// randomChunk is the Philox blocks a kernel generates at a time, into a
+// buffer on the stack, before mapping them to elements.
+const randomChunk = 256
+
 // prepareRandom fills the result of a random op (ops/random.go) from the
 // Philox stream of its key: the loop runs over Philox blocks (4 words),
 // each giving 4/w elements for an op of w words per element, so every
 // element is computed from its own counter whatever the split into
-// threads. The key is read when the kernel runs (it may be a Variable).
+// threads. Each part generates chunks of blocks (internal/scalar's
+// PhiloxFill, two blocks at a time) and maps their words to elements in a
+// plain loop. The key is read when the kernel runs (it may be a
+// Variable).
 func prepareRandom(n *graph.Node) (*kernel, error) {
 	at := n.Attr().(opdef.RandomAttr)
 	size := n.Shape().Size()
 	w := ops.RandomWords(n.Op(), n.DType())
 	per := 4 / w
 	blocks := (size + per - 1) / per
-	s := at.Stream
-	var fill func(out []byte, k [2]uint32, lo, hi int)
+	var m randomMap
 	switch op, dt := n.Op(), n.DType(); {
 	case op == ops.OpRandomBits:
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[int32](out)
-			randomBlocks(k, s, lo, hi, size, 4, func(i int, r *[4]uint32, j int) { dst[i] = int32(r[j]) })
-		}
+		m = mapBits
 	case op == ops.OpRandomBernoulli:
-		t := scalar.BernoulliThreshold(at.P)
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[uint8](out)
-			randomBlocks(k, s, lo, hi, size, 4, func(i int, r *[4]uint32, j int) {
-				var v uint8
-				if uint64(r[j]) < t {
-					v = 1
-				}
-				dst[i] = v
-			})
-		}
+		m = mapBernoulli
 	case op == ops.OpRandomUniform && dt == tensor.Float32:
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[float32](out)
-			randomBlocks(k, s, lo, hi, size, 4, func(i int, r *[4]uint32, j int) { dst[i] = scalar.Uniform32(r[j]) })
-		}
+		m = mapUniform32
 	case op == ops.OpRandomUniform && dt == tensor.Float64:
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[float64](out)
-			randomBlocks(k, s, lo, hi, size, 2, func(i int, r *[4]uint32, j int) { dst[i] = scalar.Uniform64(r[2*j], r[2*j+1]) })
-		}
+		m = mapUniform64
 	case op == ops.OpRandomNormal && dt == tensor.Float32:
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[float32](out)
-			randomBlocks(k, s, lo, hi, size, 2, func(i int, r *[4]uint32, j int) { dst[i] = scalar.Normal32(r[2*j], r[2*j+1]) })
-		}
+		m = mapNormal32
 	case op == ops.OpRandomNormal && dt == tensor.Float64:
-		fill = func(out []byte, k [2]uint32, lo, hi int) {
-			dst := as[float64](out)
-			randomBlocks(k, s, lo, hi, size, 1, func(i int, r *[4]uint32, _ int) { dst[i] = scalar.Normal64(r[0], r[1], r[2], r[3]) })
-		}
+		m = mapNormal64
 	default:
 		return nil, fmt.Errorf("no %v kernel for %v", n.Op(), n.DType())
 	}
+	t := scalar.BernoulliThreshold(at.P)
 	// A block costs about as much as a few dozen elements of a cheap
-	// elementwise op.
+	// elementwise op (a normal several times more).
 	grain := max(1, grainElems/32)
 	return &kernel{bind: func(a *args) func() {
 		l := a.Loop(func(lo, hi, _ int) {
 			kb := as[int32](a.In(0))
-			fill(a.Out(), [2]uint32{uint32(kb[0]), uint32(kb[1])}, lo, hi)
+			k := [2]uint32{uint32(kb[0]), uint32(kb[1])}
+			out := a.Out()
+			var buf [4 * randomChunk]uint32
+			for b := lo; b < hi; b += randomChunk {
+				nb := min(randomChunk, hi-b)
+				scalar.PhiloxFill(buf[:4*nb], k, at.Stream, uint64(b))
+				base := b * per
+				cnt := min(nb*per, size-base)
+				mapWords(m, out, buf[:], base, cnt, t)
+			}
 		})
 		return func() {
 			if blocks > 0 {
@@ -80,15 +83,43 @@ func prepareRandom(n *graph.Node) (*kernel, error) {
 	}}, nil
 }
 
-// randomBlocks computes the Philox blocks [lo, hi) of stream s under key
-// k and hands each of their per elements (below size) to set, with the
-// element's index and its position j in the block.
-func randomBlocks(k [2]uint32, s uint64, lo, hi, size, per int, set func(i int, r *[4]uint32, j int)) {
-	for b := lo; b < hi; b++ {
-		r := scalar.PhiloxBlock(k, s, uint64(b))
-		i := b * per
-		for j := 0; j < per && i+j < size; j++ {
-			set(i+j, &r, j)
+// mapWords writes elements base ... base+cnt-1 of out from the words of
+// buf (the first of them at buf[0]).
+func mapWords(m randomMap, out []byte, buf []uint32, base, cnt int, t uint64) {
+	switch m {
+	case mapBits:
+		dst := as[int32](out)[base : base+cnt]
+		for j := range dst {
+			dst[j] = int32(buf[j])
+		}
+	case mapBernoulli:
+		dst := as[uint8](out)[base : base+cnt]
+		for j := range dst {
+			var v uint8
+			if uint64(buf[j]) < t {
+				v = 1
+			}
+			dst[j] = v
+		}
+	case mapUniform32:
+		dst := as[float32](out)[base : base+cnt]
+		for j := range dst {
+			dst[j] = scalar.Uniform32(buf[j])
+		}
+	case mapUniform64:
+		dst := as[float64](out)[base : base+cnt]
+		for j := range dst {
+			dst[j] = scalar.Uniform64(buf[2*j], buf[2*j+1])
+		}
+	case mapNormal32:
+		dst := as[float32](out)[base : base+cnt]
+		for j := range dst {
+			dst[j] = scalar.Normal32(buf[2*j], buf[2*j+1])
+		}
+	case mapNormal64:
+		dst := as[float64](out)[base : base+cnt]
+		for j := range dst {
+			dst[j] = scalar.Normal64(buf[4*j], buf[4*j+1], buf[4*j+2], buf[4*j+3])
 		}
 	}
 }

@@ -90,3 +90,36 @@ func BernoulliThreshold(p float64) uint64 {
 	}
 	return uint64(math.Floor(p * (1 << 32)))
 }
+
+// PhiloxFill writes the words of blocks b0, b0+1, ... of stream s under
+// key k into dst (4 words per block, len(dst) a multiple of 4): the
+// stream words 4·b0 ... 4·b0+len(dst)-1. Two blocks go through the
+// rounds together, so their multiplies overlap; the words are
+// Philox4x32's.
+func PhiloxFill(dst []uint32, k [2]uint32, s, b0 uint64) {
+	s0, s1 := uint32(s), uint32(s>>32)
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		b := b0 + uint64(i/4)
+		a0, a1, a2, a3 := uint32(b), uint32(b>>32), s0, s1
+		c0, c1, c2, c3 := uint32(b+1), uint32((b+1)>>32), s0, s1
+		k0, k1 := k[0], k[1]
+		for r := 0; r < 10; r++ {
+			hi0, lo0 := bits.Mul32(PhiloxM0, a0)
+			hi1, lo1 := bits.Mul32(PhiloxM1, a2)
+			hj0, lj0 := bits.Mul32(PhiloxM0, c0)
+			hj1, lj1 := bits.Mul32(PhiloxM1, c2)
+			a0, a1, a2, a3 = hi1^a1^k0, lo1, hi0^a3^k1, lo0
+			c0, c1, c2, c3 = hj1^c1^k0, lj1, hj0^c3^k1, lj0
+			k0 += PhiloxW0
+			k1 += PhiloxW1
+		}
+		d := dst[i : i+8 : i+8]
+		d[0], d[1], d[2], d[3] = a0, a1, a2, a3
+		d[4], d[5], d[6], d[7] = c0, c1, c2, c3
+	}
+	if i < len(dst) {
+		r := PhiloxBlock(k, s, b0+uint64(i/4))
+		copy(dst[i:i+4], r[:])
+	}
+}

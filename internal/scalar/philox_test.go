@@ -53,3 +53,21 @@ func TestStreamMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestPhiloxFill: the two-block loop gives PhiloxBlock's words, for odd
+// and even block counts and a start past 2³² blocks (the counter's high
+// word).
+func TestPhiloxFill(t *testing.T) {
+	k := [2]uint32{0x12345678, 0x9abcdef0}
+	for _, b0 := range []uint64{0, 5, 1<<32 - 1} {
+		for _, blocks := range []int{1, 2, 7} {
+			dst := make([]uint32, 4*blocks)
+			PhiloxFill(dst, k, 3<<32|9, b0)
+			for b := range blocks {
+				if r := PhiloxBlock(k, 3<<32|9, b0+uint64(b)); [4]uint32(dst[4*b:4*b+4]) != r {
+					t.Errorf("start %d, block %d: %08x, want %08x", b0, b, dst[4*b:4*b+4], r)
+				}
+			}
+		}
+	}
+}
