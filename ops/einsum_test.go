@@ -113,6 +113,11 @@ var einsumCases = []einsumCase{
 	{"ij,jk->ki", "", [][]int{{3, 4}, {4, 5}}},                        // transposed result
 	{"abc,cd,db->a", "", [][]int{{2, 3, 4}, {4, 5}, {5, 3}}},          // a ring
 	{"i,ij,j->", "", [][]int{{7}, {7, 6}, {6}}},                       // quadratic form
+	{"ii,i->i", "", [][]int{{3, 3}, {3}}},                             // a diagonal times a vector
+	{"ij,ij->ij", "", [][]int{{3, 4}, {3, 4}}},                        // Hadamard (nothing contracted)
+	{"ij,ij,ij->", "", [][]int{{2, 3}, {2, 3}, {2, 3}}},               // a label in three operands
+	{"i->i", "", [][]int{{4}}},                                        // identity
+	{"ijk,kji->", "", [][]int{{1, 3, 2}, {2, 3, 4}}},                  // broadcast inside a contraction
 }
 
 // TestEinsumValues checks Einsum against einsumRef in float64, float32
