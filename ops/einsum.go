@@ -33,10 +33,12 @@ import (
 // letters only one operand has, and for each pair of operands a
 // Transpose and Reshape to [batch, m, k] and [batch, k, n] and one MatMul
 // (a broadcast Mul and a Sum for integers or when nothing is contracted),
-// so its gradient is theirs. With three or more operands the pairs are
-// contracted greedily, the cheapest pairwise contraction (fewest
-// multiply-adds, then the smallest result) first, as numpy.einsum_path's
-// "greedy" does by its cost measure. Bad equations are build errors
+// so its gradient is theirs. Letters only one operand has (and the
+// output lacks) are summed before any product. With three or more
+// operands the pairs are contracted greedily, the cheapest pairwise
+// contraction (fewest multiply-adds, then the smallest result) first: a
+// greedy order as numpy.einsum_path's "greedy", which measures by the
+// size a contraction removes instead. Bad equations are build errors
 // naming the equation and the operands' shapes.
 func Einsum(equation string, operands ...*graph.Node) *graph.Node {
 	if _, bad := graph.Operands("Einsum", operands...); bad != nil {
@@ -381,10 +383,28 @@ func (e *einsumEq) contract(a, b term, keep func(label) bool) term {
 	outLs := slices.Concat(batch, aOnly, bOnly)
 	outDims := e.dims(outLs)
 	if len(contr) > 0 && a.x.DType().IsFloat() {
-		nb, m, k, n := int(e.volume(batch)), int(e.volume(aOnly)), int(e.volume(contr)), int(e.volume(bOnly))
-		ax := e.arrange(a, slices.Concat(batch, aOnly, contr), []int{nb, m, k})
-		bx := e.arrange(b, slices.Concat(batch, contr, bOnly), []int{nb, k, n})
-		return term{reshapeIf(MatMul(ax, bx), outDims), outLs}
+		// [batch, m, k]·[batch, k, n], or a transposed operand when that
+		// order is its axes' own and the other is not (MatMulT's flags
+		// read it in place): q·kᵀ of attention moves no data.
+		var lead []int
+		if len(batch) > 0 {
+			lead = []int{int(e.volume(batch))}
+		}
+		m, k, n := int(e.volume(aOnly)), int(e.volume(contr)), int(e.volume(bOnly))
+		transA := !inOrder(a, slices.Concat(batch, aOnly, contr)) && inOrder(a, slices.Concat(batch, contr, aOnly))
+		transB := !inOrder(b, slices.Concat(batch, contr, bOnly)) && inOrder(b, slices.Concat(batch, bOnly, contr))
+		var ax, bx *graph.Node
+		if transA {
+			ax = e.arrange(a, slices.Concat(batch, contr, aOnly), append(lead, k, m))
+		} else {
+			ax = e.arrange(a, slices.Concat(batch, aOnly, contr), append(lead, m, k))
+		}
+		if transB {
+			bx = e.arrange(b, slices.Concat(batch, bOnly, contr), append(lead, n, k))
+		} else {
+			bx = e.arrange(b, slices.Concat(batch, contr, bOnly), append(lead, k, n))
+		}
+		return term{reshapeIf(MatMulT(ax, bx, transA, transB), outDims), outLs}
 	}
 	// A broadcast product over [batch, aOnly, bOnly, contr], then the sum
 	// over contr.
@@ -401,6 +421,9 @@ func (e *einsumEq) contract(a, b term, keep func(label) bool) term {
 	}
 	return term{p, outLs}
 }
+
+// inOrder reports whether t's axes are labelled ls, in that order.
+func inOrder(t term, ls []label) bool { return slices.Equal(t.ls, ls) }
 
 // arrange transposes t's axes into the order of ls and reshapes to dims.
 func (e *einsumEq) arrange(t term, ls []label, dims []int) *graph.Node {

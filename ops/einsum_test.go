@@ -317,3 +317,28 @@ func ExampleEinsum() {
 	//    [3 7]]]]
 	// f32[] 5
 }
+
+// TestEinsumTransposeFree: contractions whose operands are already laid
+// out as a (transposed) matrix product lower to one MatMul and reshapes,
+// no Transpose: attention's q·kᵀ and its weighted sum, x·Wᵀ.
+func TestEinsumTransposeFree(t *testing.T) {
+	for _, c := range []struct {
+		eq   string
+		a, b []int
+	}{
+		{"bhqd,bhkd->bhqk", []int{2, 3, 4, 5}, []int{2, 3, 6, 5}},
+		{"bhqk,bhkd->bhqd", []int{2, 3, 4, 6}, []int{2, 3, 6, 5}},
+		{"ij,kj->ik", []int{3, 4}, []int{5, 4}},
+		{"ji,jk->ik", []int{4, 3}, []int{4, 5}},
+	} {
+		g := graph.New()
+		y := ops.Einsum(c.eq, g.Input("a", tensor.Float32, c.a...), g.Input("b", tensor.Float32, c.b...))
+		counts := map[graph.Op]int{}
+		for _, n := range graph.Ancestors(y) {
+			counts[n.Op()]++
+		}
+		if counts[ops.OpTranspose] != 0 || counts[ops.OpMatMul] != 1 {
+			t.Errorf("%s: %d Transposes and %d MatMuls, want 0 and 1", c.eq, counts[ops.OpTranspose], counts[ops.OpMatMul])
+		}
+	}
+}
