@@ -34,12 +34,14 @@ import (
 // Transpose and Reshape to [batch, m, k] and [batch, k, n] and one MatMul
 // (a broadcast Mul and a Sum for integers or when nothing is contracted),
 // so its gradient is theirs. Letters only one operand has (and the
-// output lacks) are summed before any product. With three or more
-// operands the pairs are contracted greedily, the cheapest pairwise
-// contraction (fewest multiply-adds, then the smallest result) first: a
-// greedy order as numpy.einsum_path's "greedy", which measures by the
-// size a contraction removes instead. Bad equations are build errors
-// naming the equation and the operands' shapes.
+// output lacks) are summed before any product. With three to six
+// operands the order of the pairwise contractions is the one of fewest
+// multiply-adds in total, found by a search over subsets
+// (numpy.einsum_path's "optimal"); with more, pairs are contracted
+// greedily, the cheapest (fewest multiply-adds, then the smallest result)
+// first, as numpy.einsum_path's "greedy" (which measures by the size a
+// contraction removes instead). Bad equations are build errors naming the
+// equation and the operands' shapes.
 func Einsum(equation string, operands ...*graph.Node) *graph.Node {
 	if _, bad := graph.Operands("Einsum", operands...); bad != nil {
 		return bad
@@ -251,6 +253,9 @@ func (e *einsumEq) lower(xs []*graph.Node) *graph.Node {
 		}
 		pool[i] = sumLabels(pool[i], drop)
 	}
+	if len(pool) > 2 && len(pool) <= optimalMax {
+		pool = []term{e.optimal(pool)}
+	}
 	for len(pool) > 1 {
 		bi, bj := 0, 1
 		var bestCost, bestSize float64 = -1, -1
@@ -282,6 +287,69 @@ func (e *einsumEq) lower(xs []*graph.Node) *graph.Node {
 		perm[k] = slices.Index(t.ls, l)
 	}
 	return transposeIf(t.x, perm)
+}
+
+// optimalMax is the most operands whose contraction order is searched
+// exhaustively (3ⁿ subset pairs); more are ordered greedily.
+const optimalMax = 6
+
+// optimal contracts the terms in the order of fewest multiply-adds in
+// total (numpy.einsum_path's "optimal"): a dynamic program over subsets,
+// where contracting a set costs its two halves' costs plus the volume of
+// the union of their results' labels, a set's result keeping the labels
+// the output or a term outside it needs.
+func (e *einsumEq) optimal(pool []term) term {
+	n := len(pool)
+	full := 1<<n - 1
+	labels := make([][]label, full+1) // the labels of each subset's result
+	for set := 1; set <= full; set++ {
+		var in []label
+		outside := slices.Clone(e.out)
+		for k, t := range pool {
+			if set>>k&1 == 1 {
+				in = union(in, t.ls)
+			} else {
+				outside = union(outside, t.ls)
+			}
+		}
+		for _, l := range in {
+			if slices.Contains(outside, l) {
+				labels[set] = append(labels[set], l)
+			}
+		}
+	}
+	cost := make([]float64, full+1)
+	split := make([]int, full+1)
+	for set := 1; set <= full; set++ {
+		if set&(set-1) == 0 {
+			continue // one term
+		}
+		cost[set] = -1
+		for a := (set - 1) & set; a > 0; a = (a - 1) & set {
+			b := set ^ a
+			if a > b {
+				continue // each split once
+			}
+			c := cost[a] + cost[b] + e.volume(union(labels[a], labels[b]))
+			if cost[set] < 0 || c < cost[set] {
+				cost[set], split[set] = c, a
+			}
+		}
+	}
+	var build func(set int) term
+	build = func(set int) term {
+		if set&(set-1) == 0 {
+			for k := range pool {
+				if set == 1<<k {
+					return pool[k]
+				}
+			}
+		}
+		a := split[set]
+		keep := labels[set]
+		return e.contract(build(a), build(set^a), func(l label) bool { return slices.Contains(keep, l) })
+	}
+	return build(full)
 }
 
 // prepare squeezes the broadcast (length-1) axes of a label that is
