@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -445,4 +446,27 @@ func TestRandomFolding(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Random values are a function of a key: the first Philox block of key 0
+// is Random123's known-answer vector 6627e8d5 e169c58d bc57ac4c 9b00dbd8
+// (Salmon et al., SC 2011), so the uniforms are those words' top 24 bits
+// over 2²⁴ (hand: 0x6627e8 / 2²⁴ = 0.39904642, ...), and Dropout at rate
+// 0.5 keeps the elements whose word is below 2³¹ (only the first), doubled.
+// A key Variable with exec.AdvanceKey draws new values every Run.
+func ExampleRandomUniform() {
+	g := graph.New()
+	key := ops.Key(g, 0)
+	u := ops.RandomUniform(key, tensor.Float32, 4)
+	d := ops.Dropout(ops.OnesLike(u), key, 0.5)
+	out, err := compute([]*graph.Node{u, d}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out[0])
+	fmt.Println(out[1])
+	// Output:
+	// f32[4] [0.39904642 0.88052016 0.73571277  0.6054818]
+	// f32[4] [2 0 0 0]
 }
