@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
 )
 
 // Storage says where a value of a Plan lives.
@@ -205,6 +206,9 @@ func inPlaceOK(n *graph.Node, k int) bool {
 	switch {
 	case d.Kind == opdef.Elementwise:
 	case n.Op() == opdef.OpFused && n.Attr().(*opdef.FusedAttr).Reduce == nil:
+	case k == 0 && (n.Op() == ops.OpScatter || n.Op() == ops.OpScatterAdd || n.Op() == ops.OpIndexAdd):
+		// The scatters copy x into the result, then update it: in place
+		// they skip the copy (an embedding's gradient into zeros).
 	default:
 		return false
 	}

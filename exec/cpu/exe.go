@@ -72,6 +72,21 @@ func (a *args) Stopped() bool { return a.inst.done != nil && stop.Done(a.inst.do
 // when the kernel runs, not when it binds.
 func (a *args) Done() <-chan struct{} { return a.inst.done }
 
+// Fail records a run-time error of the kernel, such as an index out of
+// range: the executor checks after the step and makes Run return err
+// wrapped with the step's op, types and call site, so the step's output
+// is never used and the exec layer keeps the Variables' values. A kernel
+// that fails must still not read or write out of bounds; it calls Fail
+// from its bound function (once its loops are done) or from a loop body,
+// and the first error of a step is kept.
+func (a *args) Fail(err error) {
+	a.inst.pmu.Lock()
+	if a.inst.failed == nil {
+		a.inst.failed = err
+	}
+	a.inst.pmu.Unlock()
+}
+
 // Threads is the most parts a For loop is split into.
 func (a *args) Threads() int { return a.inst.exe.be.threads }
 
@@ -102,6 +117,9 @@ type instance struct {
 	// caller so that Run turns it into an error.
 	pmu      sync.Mutex
 	panicked any
+	// failed is the error a kernel of the running step reported with
+	// args.Fail (under pmu), returned by Run after the step.
+	failed error
 }
 
 // Lower prepares a kernel for every step.
@@ -255,6 +273,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 		in.tr = nil
 		in.done = nil
+		in.failed = nil
 		// Drop references to the caller's memory before pooling.
 		for _, v := range p.Inputs {
 			in.slots[v] = nil
@@ -295,6 +314,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			r := in.panicked
 			in.panicked = nil
 			panic(r)
+		}
+		if in.failed != nil {
+			return fmt.Errorf("cpu: step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), in.failed)
 		}
 		if done != nil && stop.Done(done) {
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())

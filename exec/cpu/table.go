@@ -139,7 +139,7 @@ func init() {
 		ops.OpConcat:      kernelOf(prepareConcat),
 		ops.OpPad:         kernelOf(preparePad),
 		ops.OpRepeat:      kernelOf(prepareRepeat),
-		ops.OpSegmentSum:  kernelOf(prepareSegmentSum),
+		ops.OpSumRuns:     kernelOf(prepareSumRuns),
 		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
@@ -147,6 +147,13 @@ func init() {
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),
 		opdef.OpFused:    kernelOf(prepareFused),
+
+		// indexing (issue 14)
+		ops.OpGather:        kernelOf(prepareGather),
+		ops.OpTakeAlongAxis: kernelOf(prepareTakeAlongAxis),
+		ops.OpScatter:       kernelOf(prepareScatter),
+		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
+		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
 	}
 }
 

@@ -375,10 +375,10 @@ func supportNodes(t *testing.T) []*graph.Node {
 					ns = append(ns, ops.Apply(d.Op, opdef.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
 				case ops.OpIota:
 					ns = append(ns, ops.Iota(g, dt, 1, 2, 3))
-				case ops.OpRepeat, ops.OpSegmentSum:
+				case ops.OpRepeat, ops.OpSumRuns:
 					off, _ := tensor.New([]int64{0, 2, 2, 3}, 4) // counts 2, 0, 1
 					counts := []int{2, 0, 1}
-					if d.Op == ops.OpSegmentSum {
+					if d.Op == ops.OpSumRuns {
 						off, _ = tensor.New([]int64{0, 1, 3}, 3) // counts 1, 2
 						counts = []int{1, 2}
 					}

@@ -152,9 +152,9 @@ func rows() []row {
 		{ops.OpPad, move((*gen).pad)},
 		{ops.OpRepeat, move((*gen).repeat)},
 		{ops.OpIota, move((*gen).iota)},
-		{ops.OpSegmentSum, entry{check: checkSegmentSum, gen: func(g *gen, n *graph.Node) error {
+		{ops.OpSumRuns, entry{check: checkSumRuns, gen: func(g *gen, n *graph.Node) error {
 			if n.Shape().Size() > 0 {
-				g.segmentSum(n)
+				g.sumRuns(n)
 			}
 			return nil
 		}}},
