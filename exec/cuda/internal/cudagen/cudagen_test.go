@@ -383,6 +383,21 @@ func supportNodes(t *testing.T) []*graph.Node {
 						counts = []int{1, 2}
 					}
 					ns = append(ns, ops.Apply(d.Op, opdef.RepeatAttr{Axis: 1, Counts: counts}, x, g.Const(off)))
+				case ops.OpGather, ops.OpTakeAlongAxis, ops.OpScatter, ops.OpScatterAdd, ops.OpIndexAdd:
+					// indexing (issue 14): i32 and i64 indices.
+					for _, it := range []tensor.DType{tensor.Int32, tensor.Int64} {
+						a := opdef.AxisAttr{Axis: 1}
+						switch d.Op {
+						case ops.OpGather:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 4)))
+						case ops.OpTakeAlongAxis:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 2, 5)))
+						case ops.OpIndexAdd:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 4), in(dt, 2, 4)))
+						default:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 2, 5), in(dt, 2, 5)))
+						}
+					}
 				case ops.OpCustomGrad:
 					ns = append(ns, ops.Apply(d.Op, opdef.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
 				default:

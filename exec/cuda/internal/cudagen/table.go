@@ -169,6 +169,13 @@ func rows() []row {
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
 		{opdef.OpFused, entry{check: checkFused, gen: genProgram}},
+
+		// indexing (issue 14): index.go
+		{ops.OpGather, indexing()},
+		{ops.OpTakeAlongAxis, indexing()},
+		{ops.OpScatter, indexing()},
+		{ops.OpScatterAdd, indexing()},
+		{ops.OpIndexAdd, indexing()},
 	}
 }
 
