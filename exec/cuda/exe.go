@@ -70,10 +70,10 @@ type executable struct {
 	statusBytes int64
 	statusDev   cu.DevicePtr
 	statusOff   int64
-	events             []cu.Event // created on the first profiled run
-	times              []evTime
-	mu                 sync.Mutex
-	closed             bool
+	events      []cu.Event // created on the first profiled run
+	times       []evTime
+	mu          sync.Mutex
+	closed      bool
 	// The Run in progress (under mu), for runFn, bound once so that a Run
 	// allocates no closure.
 	ctx   context.Context
