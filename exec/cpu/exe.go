@@ -24,6 +24,10 @@ type prepareFn func(n *graph.Node) (*kernel, error)
 type kernel struct {
 	scratch int // bytes of scratch memory the kernel needs per instance
 	bind    func(a *args) func()
+	// ignoresIn0: the kernel never reads operand 0 (a scatter that fills
+	// its result with operand 0's broadcast constant); the step computing
+	// that operand is skipped when no other step reads it (Lower).
+	ignoresIn0 bool
 }
 
 // args gives a bound kernel its operands. The byte slices behind In and
@@ -144,8 +148,37 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		}
 		e.kernels[i] = k
 	}
+	e.skipUnread()
 	return e, nil
 }
+
+// skipUnread replaces by a no-op every kernel whose arena result no step
+// reads (its readers all ignore it: see kernel.ignoresIn0).
+func (e *executable) skipUnread() {
+	p := e.plan
+	reads := make([]int, len(p.Values))
+	ignored := false
+	for i, s := range p.Steps {
+		for k, v := range s.In {
+			if k == 0 && e.kernels[i] != nil && e.kernels[i].ignoresIn0 {
+				ignored = true
+				continue
+			}
+			reads[v]++
+		}
+	}
+	if !ignored {
+		return
+	}
+	for i, s := range p.Steps {
+		if e.kernels[i] != nil && p.Values[s.Out].Storage == exec.InArena && p.Values[s.Out].Alias < 0 && reads[s.Out] == 0 {
+			e.kernels[i] = noKernel
+		}
+	}
+}
+
+// noKernel is the kernel of a step whose result nothing reads.
+var noKernel = &kernel{bind: func(*args) func() { return func() {} }}
 
 func (e *executable) instance() (*instance, error) {
 	e.mu.Lock()

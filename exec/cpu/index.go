@@ -288,8 +288,49 @@ func (p ixScatterPlan) piece(g *ixGeom, k int) (o, i0, i1, d0, d1 int) {
 
 func (p ixScatterPlan) pieces(g *ixGeom) int { return g.outer * p.nichunks * p.dparts }
 
-// copyX copies operand 0 into the result unless they share memory.
-func copyX(a *args) func() {
+// scalarFill returns the bytes of one element when x is a scalar
+// constant broadcast (ZerosLike, Full: what a gradient scatters into),
+// so that the scatter fills its result itself instead of copying x (and
+// the backend skips computing x when nothing else reads it: see
+// kernel.ignoresIn0).
+func scalarFill(x *graph.Node) []byte {
+	if x.Op() != ops.OpBroadcastTo {
+		return nil
+	}
+	c := x.Input(0)
+	if c.Op() != graph.OpConst || c.Value() == nil || c.Shape().Size() != 1 {
+		return nil
+	}
+	return c.Value().Bytes()
+}
+
+// fillLoop sets every element of the result to the element elem (in
+// parallel sub-ranges, so that a long fill can be cancelled).
+func fillLoop(a *args, elem []byte) func() {
+	zero := true
+	for _, b := range elem {
+		zero = zero && b == 0
+	}
+	size := len(elem)
+	l := a.Loop(func(lo, hi, _ int) {
+		out := a.Out()[lo*size : hi*size]
+		if zero {
+			clear(out)
+			return
+		}
+		for p := 0; p < len(out); p += size {
+			copy(out[p:p+size], elem)
+		}
+	})
+	return func() { l.Run(len(a.Out())/size, 4*grainElems, copyStep) }
+}
+
+// copyX copies operand 0 into the result unless they share memory, or
+// fills the result when operand 0 is a broadcast scalar constant (fill).
+func copyX(a *args, fill []byte) func() {
+	if fill != nil {
+		return fillLoop(a, fill)
+	}
 	cp := copyLoop(a)
 	return func() {
 		in, out := a.In(0), a.Out()
@@ -303,9 +344,9 @@ func copyX(a *args) func() {
 // ixScatterFn is the body of a scatter piece over typed views.
 type ixScatterFn[I index, T any] func(g *ixGeom, idx []I, upd, out []T, o, i0, i1, d0, d1 int, bad *atomic.Bool)
 
-func ixScatterKernel[I index, T any](g ixGeom, body ixScatterFn[I, T]) *kernel {
+func ixScatterKernel[I index, T any](g ixGeom, body ixScatterFn[I, T], fill []byte) *kernel {
 	work := g.outer * g.n * g.inner
-	return &kernel{bind: func(a *args) func() {
+	return &kernel{ignoresIn0: fill != nil, bind: func(a *args) func() {
 		var bad atomic.Bool
 		p := planIxScatter(&g, a.Threads(), work)
 		l := a.Loop(func(lo, hi, _ int) {
@@ -315,7 +356,7 @@ func ixScatterKernel[I index, T any](g ixGeom, body ixScatterFn[I, T]) *kernel {
 				body(&g, idx, upd, out, o, i0, i1, d0, d1, &bad)
 			}
 		})
-		cp := copyX(a)
+		cp := copyX(a, fill)
 		return func() {
 			cp()
 			if work == 0 || a.Stopped() {
@@ -385,22 +426,23 @@ func indexAddBody[I index, T simd.Number]() ixScatterFn[I, T] {
 // prepareScatter writes the updates' bits (any dtype, by element size).
 func prepareScatter(n *graph.Node) (*kernel, error) {
 	g := ixGeomOf(n)
+	fill := scalarFill(n.Input(0))
 	if g.wideIdx {
-		return scatterBits[int64](g)
+		return scatterBits[int64](g, fill)
 	}
-	return scatterBits[int32](g)
+	return scatterBits[int32](g, fill)
 }
 
-func scatterBits[I index](g ixGeom) (*kernel, error) {
+func scatterBits[I index](g ixGeom, fill []byte) (*kernel, error) {
 	switch g.esize {
 	case 1:
-		return ixScatterKernel(g, alongBody[I, uint8](false)), nil
+		return ixScatterKernel(g, alongBody[I, uint8](false), fill), nil
 	case 2:
-		return ixScatterKernel(g, alongBody[I, uint16](false)), nil
+		return ixScatterKernel(g, alongBody[I, uint16](false), fill), nil
 	case 4:
-		return ixScatterKernel(g, alongBody[I, uint32](false)), nil
+		return ixScatterKernel(g, alongBody[I, uint32](false), fill), nil
 	case 8:
-		return ixScatterKernel(g, alongBody[I, uint64](false)), nil
+		return ixScatterKernel(g, alongBody[I, uint64](false), fill), nil
 	}
 	return nil, fmt.Errorf("no Scatter kernel for elements of %d bytes", g.esize)
 }
@@ -409,43 +451,45 @@ func scatterBits[I index](g ixGeom) (*kernel, error) {
 // wrap, floats round at every addition, in the indices' order).
 func prepareScatterAdd(n *graph.Node) (*kernel, error) {
 	g := ixGeomOf(n)
+	fill := scalarFill(n.Input(0))
 	if g.wideIdx {
-		return addKernel[int64](g, n.DType(), false)
+		return addKernel[int64](g, n.DType(), false, fill)
 	}
-	return addKernel[int32](g, n.DType(), false)
+	return addKernel[int32](g, n.DType(), false, fill)
 }
 
 func prepareIndexAdd(n *graph.Node) (*kernel, error) {
 	g := ixGeomOf(n)
+	fill := scalarFill(n.Input(0))
 	if g.wideIdx {
-		return addKernel[int64](g, n.DType(), true)
+		return addKernel[int64](g, n.DType(), true, fill)
 	}
-	return addKernel[int32](g, n.DType(), true)
+	return addKernel[int32](g, n.DType(), true, fill)
 }
 
-func addKernel[I index](g ixGeom, dt tensor.DType, rows bool) (*kernel, error) {
+func addKernel[I index](g ixGeom, dt tensor.DType, rows bool, fill []byte) (*kernel, error) {
 	switch dt {
 	case tensor.Float32:
-		return addOf[I, float32](g, rows), nil
+		return addOf[I, float32](g, rows, fill), nil
 	case tensor.Float64:
-		return addOf[I, float64](g, rows), nil
+		return addOf[I, float64](g, rows, fill), nil
 	case tensor.Int8:
-		return addOf[I, int8](g, rows), nil
+		return addOf[I, int8](g, rows, fill), nil
 	case tensor.Int16:
-		return addOf[I, int16](g, rows), nil
+		return addOf[I, int16](g, rows, fill), nil
 	case tensor.Int32:
-		return addOf[I, int32](g, rows), nil
+		return addOf[I, int32](g, rows, fill), nil
 	case tensor.Int64:
-		return addOf[I, int64](g, rows), nil
+		return addOf[I, int64](g, rows, fill), nil
 	case tensor.Uint8:
-		return addOf[I, uint8](g, rows), nil
+		return addOf[I, uint8](g, rows, fill), nil
 	}
 	return nil, fmt.Errorf("no %s kernel for %v", g.op, dt)
 }
 
-func addOf[I index, T simd.Number](g ixGeom, rows bool) *kernel {
+func addOf[I index, T simd.Number](g ixGeom, rows bool, fill []byte) *kernel {
 	if rows {
-		return ixScatterKernel(g, indexAddBody[I, T]())
+		return ixScatterKernel(g, indexAddBody[I, T](), fill)
 	}
-	return ixScatterKernel(g, alongBody[I, T](true))
+	return ixScatterKernel(g, alongBody[I, T](true), fill)
 }

@@ -105,6 +105,37 @@ func indexCases() []Case {
 			func(ns []*graph.Node) *graph.Node { return ops.SegmentSum(ns[0], ns[1], 4) }),
 	}
 
+	// Scatters into a broadcast constant (a gradient's zeros, Full): the
+	// CPU fills the result itself and skips the broadcast when nothing
+	// else reads it; here once alone, once with the broadcast also an
+	// output and also added to.
+	into := func(name string, dt tensor.DType, f func(g *graph.Graph, ns []*graph.Node) []*graph.Node) {
+		rows := []*tensor.Tensor{indices(i64, tensor.Shape{40}, 6, 77), Rand(dt, tensor.Shape{40, 5}, -10, 10, 78)}
+		lines := []*tensor.Tensor{uniqueIndices(i32, tensor.Shape{2, 3}, 1, 5, 79), Rand(dt, tensor.Shape{2, 3}, -10, 10, 80)}
+		in := rows
+		if strings.HasPrefix(name, "Scatter") {
+			in = lines
+		}
+		cs = append(cs, Case{Name: "into/" + name, Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			ns, feeds := Inputs(g, in...)
+			return f(g, ns), feeds
+		}})
+	}
+	into("IndexAdd-zeros-f32", f32, func(g *graph.Graph, ns []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.IndexAdd(ops.Full(g, f32, 0, 6, 5), ns[0], ns[1], 0)}
+	})
+	into("IndexAdd-full-i16", tensor.Int16, func(g *graph.Graph, ns []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.IndexAdd(ops.Full(g, tensor.Int16, -3, 6, 5), ns[0], ns[1], 0)}
+	})
+	into("ScatterAdd-full-shared-f64", f64, func(g *graph.Graph, ns []*graph.Node) []*graph.Node {
+		full := ops.Full(g, f64, 2.5, 2, 5)
+		return []*graph.Node{ops.ScatterAdd(full, ns[0], ns[1], 1), ops.Add(full, full)}
+	})
+	into("Scatter-full-i8", tensor.Int8, func(g *graph.Graph, ns []*graph.Node) []*graph.Node {
+		full := ops.Full(g, tensor.Int8, 7, 2, 5)
+		return []*graph.Node{ops.Scatter(full, ns[0], ns[1], 1), full}
+	})
+
 	// Random operands against Eval, in every dtype each op admits, with
 	// indices in i32 and i64 alternately.
 	type ix struct {
