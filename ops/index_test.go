@@ -125,8 +125,8 @@ func TestIndexShapes(t *testing.T) {
 		n    *graph.Node
 		want tensor.Shape
 	}{
-		{ops.Gather(x, g.Input("a", tensor.Int32, 4, 6), 1), tensor.Shape{2, 4, 6, 3}},       // x.shape[:1] + [4,6] + x.shape[2:]
-		{ops.Gather(x, g.Input("b", tensor.Int64), 0), tensor.Shape{5, 3}},                   // a scalar index drops the axis
+		{ops.Gather(x, g.Input("a", tensor.Int32, 4, 6), 1), tensor.Shape{2, 4, 6, 3}},        // x.shape[:1] + [4,6] + x.shape[2:]
+		{ops.Gather(x, g.Input("b", tensor.Int64), 0), tensor.Shape{5, 3}},                    // a scalar index drops the axis
 		{ops.TakeAlongAxis(x, g.Input("c", tensor.Int64, 1, 7, 1), 1), tensor.Shape{2, 7, 3}}, // broadcast but along the axis
 		{ops.Scatter(x, g.Input("d", tensor.Int64, 2, 2, 3), ops.Scalar(x, 1), 1), tensor.Shape{2, 5, 3}},
 		{ops.SegmentSum(x, g.Input("e", tensor.Int32, 2), 4), tensor.Shape{4, 5, 3}},
