@@ -64,8 +64,8 @@
 //     element; Scatter, ScatterAdd and IndexAdd a copy of x (skipped in
 //     place), then a thread per (line, destination range) walking the
 //     indices in order, so that every element has one writer; a bad index
-//     sets the step's status word and a one-thread launch finds the
-//     first (the only exception to "pointers to operands only").
+//     sets the step's status word (a Status argument) and a one-thread
+//     launch finds the first.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.
