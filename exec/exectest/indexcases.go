@@ -136,6 +136,20 @@ func indexCases() []Case {
 		return []*graph.Node{ops.Scatter(full, ns[0], ns[1], 1), full}
 	})
 
+	// Operand 0 dies at the scatter and may be updated in place, but not
+	// when the updates are the same buffer (the same value, or two views
+	// of one: the plain mode keeps two equal Reshapes apart).
+	cs = append(cs, Case{Name: "into/same-buffer", Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+		ns, feeds := Inputs(g, Rand(f32, tensor.Shape{2, 3}, -2, 2, 81), indices(i64, tensor.Shape{2, 3}, 2, 82), indices(i32, tensor.Shape{6}, 6, 83))
+		u := ops.Exp(ns[0])
+		flat := ops.Exp(ops.Neg(ns[0]))
+		// (Negated, so that the scatters' results are arena values.)
+		return []*graph.Node{
+			ops.Neg(ops.ScatterAdd(u, ns[1], u, 0)),
+			ops.Neg(ops.IndexAdd(ops.Reshape(flat, 6), ns[2], ops.Reshape(flat, 6), 0)),
+		}, feeds
+	}})
+
 	// Random operands against Eval, in every dtype each op admits, with
 	// indices in i32 and i64 alternately.
 	type ix struct {
