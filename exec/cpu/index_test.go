@@ -117,3 +117,21 @@ func TestScatterAddThreadIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexCompileErrorWhenFolded: indices computed from constants are
+// checked when constant folding evaluates the op (a compile error naming
+// the op and where it was built).
+func TestIndexCompileErrorWhenFolded(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := graph.New()
+	x := g.Const(exectest.Tensor(tensor.Float32, []float64{1, 2, 3}, 3))
+	idx := ops.Add(g.Const(exectest.Tensor(tensor.Int32, []float64{0, 2}, 2)), g.Const(exectest.Tensor(tensor.Int32, []float64{1, 1}, 2)))
+	y := ops.Gather(x, idx, 0) // index 3 once folded
+	_, err = exec.Compile(be, []*graph.Node{y})
+	if err == nil || !errors.Is(err, exec.ErrIndexOutOfRange) || !strings.Contains(err.Error(), "index 3 (element 1 of the indices)") || !strings.Contains(err.Error(), "index_test.go:") {
+		t.Errorf("compiling a Gather of folded index 3 on an axis of 3: %v", err)
+	}
+}
