@@ -61,7 +61,9 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	chain:  ops.Mul(y, ops.Scalar(y, 0.999)) / ops.Add(y, row) / ops.Tanh(y), as chain()
 //	        in exec/cpu/bench_test.go (the compiler fuses it);
 //	matmul: ops.MatMul(a, b);
-//	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits.
+//	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits;
+//	embed:  ops.Gather(table, ids, 0) and autodiff.VJP by the table for the upstream
+//	        gradient gy (an IndexAdd into zeros).
 func (e *Loom) New(s Spec) (Instance, error) {
 	g := graph.New()
 	in := &loomInst{spec: s}
@@ -125,6 +127,18 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		loss := ops.Mean(ops.SoftmaxCrossEntropy(logits, y, -1))
 		outs = []*graph.Node{loss, autodiff.Grad(loss, logits)[0]}
 		in.feeds = exec.Feeds{logits: f32(ld, s.Rows, s.Classes), y: f32(yd, s.Rows, s.Classes)}
+	case KindEmbed:
+		td, ids, gyd := s.embedData()
+		table := g.Input("table", tensor.Float32, s.Vocab, s.Dim)
+		id := g.Input("ids", tensor.Int64, s.Tokens)
+		gy := g.Input("gy", tensor.Float32, s.Tokens, s.Dim)
+		out := ops.Gather(table, id, 0)
+		outs = []*graph.Node{out, autodiff.VJP([]*graph.Node{out}, []*graph.Node{table}, []*graph.Node{gy})[0]}
+		idt, err := tensor.New(ids, s.Tokens)
+		if err != nil {
+			return nil, err
+		}
+		in.feeds = exec.Feeds{table: f32(td, s.Vocab, s.Dim), id: idt, gy: f32(gyd, s.Tokens, s.Dim)}
 	default:
 		return nil, fmt.Errorf("loom: unknown workload kind %q", s.Kind)
 	}
@@ -188,6 +202,9 @@ func (in *loomInst) Check() (map[string][]float64, error) {
 	switch in.spec.Kind {
 	case KindXent:
 		res["loss"] = []float64{float64(values(in.outs[0])[0])}
+		res["grad"] = subsample(values(in.outs[1]))
+	case KindEmbed:
+		res["out"] = subsample(values(in.outs[0]))
 		res["grad"] = subsample(values(in.outs[1]))
 	default:
 		res["out"] = subsample(values(in.outs[0]))

@@ -60,6 +60,12 @@
 //     each thread folds a contiguous segment, thread 0 scans the segment
 //     totals in order in shared memory, each thread rescans its segment.
 //     The gradient helpers CumprodGrad and CummaxGrad: a thread per line.
+//   - Indexing (index.go): Gather and TakeAlongAxis a thread per result
+//     element; Scatter, ScatterAdd and IndexAdd a copy of x (skipped in
+//     place), then a thread per (line, destination range) walking the
+//     indices in order, so that every element has one writer; a bad index
+//     sets the step's status word (a Status argument) and a one-thread
+//     launch finds the first.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.
