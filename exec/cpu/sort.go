@@ -233,6 +233,9 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 	heap := sp.mode == modeTopK && sp.k*topKHeapRatio <= L
 	return &kernel{bind: func(a *args) func() {
 		parts := min(a.Threads(), max(lines, 1))
+		if heap {
+			parts = a.Threads() // a split TopK's pieces
+		}
 		bufs := make([]*sortBufs[K], parts)
 		for i := range bufs {
 			b := &sortBufs[K]{}
@@ -287,8 +290,99 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 				writeIndices(as[int64](a.Out()), obase, g.inner, is[:sp.k])
 			}
 		})
+		if heap {
+			if split := topKSplit(a.Threads(), lines, L, sp.k); split > 1 {
+				return topKSplitRun(a, sp, split, bufs, enc)
+			}
+		}
 		return func() { l.Run(lines, max(1, grainElems/max(1, 4*L)), 0) }
 	}}
+}
+
+// topKChunk is the fewest elements of a line one part of a split TopK
+// selects from.
+const topKChunk = 1 << 15
+
+// topKSplit returns how many pieces each line of a heap TopK is cut into
+// so that every thread has work when the lines are fewer than the
+// threads: 1 when they are not, or when the pieces would be short (under
+// topKChunk elements, or too few for the heap: k*topKHeapRatio).
+func topKSplit(threads, lines, L, k int) int {
+	if lines >= threads {
+		return 1
+	}
+	return max(1, min((threads+lines-1)/lines, L/max(topKChunk, k*topKHeapRatio)))
+}
+
+// topKSplitRun is TopK by heap with each line cut into split pieces: a
+// first loop selects the k best pairs of every piece (pieces in
+// parallel), a second merges each line's split sorted lists into its k
+// best. The pieces are fixed by the shapes and the thread count, and the
+// merge picks by (key, index), so the result is the unsplit one.
+func topKSplitRun[T elem, K sortKey](a *args, sp sortPlan, split int, bufs []*sortBufs[K], enc encoder[T, K]) func() {
+	g, k := sp.g, sp.k
+	L, lines := g.A, g.outer*g.inner
+	items := lines * split
+	var flip K
+	if sp.desc {
+		flip = ^flip
+	}
+	ck, ci := make([]K, items*k), make([]uint32, items*k)
+	heads := make([][]int, len(bufs))
+	for i := range heads {
+		heads[i] = make([]int, split)
+	}
+	pick := a.Loop(func(lo, hi, part int) {
+		x := as[T](a.In(0))
+		b := bufs[part]
+		for it := lo; it < hi; it++ {
+			if a.Stopped() {
+				return
+			}
+			line, c := it/split, it%split
+			c0, c1 := c*L/split, (c+1)*L/split
+			o, in := line/g.inner, line%g.inner
+			base := o*L*g.inner + in + c0*g.inner
+			topKHeap(b, x, base, g.inner, c1-c0, k, flip, enc)
+			copy(ck[it*k:(it+1)*k], b.k0[:k])
+			for r, j := range b.i0[:k] {
+				ci[it*k+r] = j + uint32(c0)
+			}
+		}
+	})
+	merge := a.Loop(func(lo, hi, part int) {
+		y := as[int64](a.Out())
+		h := heads[part]
+		for line := lo; line < hi; line++ {
+			clear(h)
+			o, in := line/g.inner, line%g.inner
+			q := o*k*g.inner + in
+			for range k {
+				best := -1
+				for c, r := range h {
+					if r == k {
+						continue
+					}
+					p := (line*split+c)*k + r
+					if best < 0 {
+						best = c
+						continue
+					}
+					bp := (line*split+best)*k + h[best]
+					if pairLess(ck[p], ci[p], ck[bp], ci[bp]) {
+						best = c
+					}
+				}
+				y[q] = int64(ci[(line*split+best)*k+h[best]])
+				h[best]++
+				q += g.inner
+			}
+		}
+	})
+	return func() {
+		pick.Run(items, 1, 0)
+		merge.Run(lines, max(1, grainElems/max(1, k*split)), 0)
+	}
 }
 
 func writeIndices(y []int64, p0, stride int, idx []uint32) {

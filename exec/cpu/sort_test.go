@@ -58,7 +58,7 @@ func sameBits(got, want *tensor.Tensor) error {
 // TestSortAgainstReference runs Sort, ArgSort, TopK and SearchSorted on
 // lines of every length class (insertion up to 48, radix beyond, TopK's
 // heap when k*8 <= n) with many ties, NaN and -0, along the last and an
-// outer axis, at 1 and 3 threads, against exectest.Eval (the comparison
+// outer axis, at 1 and 3 threads (a long line's TopK split in pieces), against exectest.Eval (the comparison
 // sort of ops/sort.go's reference), bit for bit.
 func TestSortAgainstReference(t *testing.T) {
 	shapes := []struct {
@@ -67,6 +67,7 @@ func TestSortAgainstReference(t *testing.T) {
 	}{
 		{tensor.Shape{1}, 0}, {tensor.Shape{5, 2}, 1}, {tensor.Shape{3, 47}, 1}, {tensor.Shape{3, 48}, 1},
 		{tensor.Shape{2, 49}, 1}, {tensor.Shape{200, 3}, 0}, {tensor.Shape{2, 3000}, 1}, {tensor.Shape{4, 260, 2}, 1},
+		{tensor.Shape{1, 70000}, 1}, // TopK's heap split in two at 3 threads
 	}
 	dts := []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int8, tensor.Uint8, tensor.Int16, tensor.Int32, tensor.Int64}
 	for _, threads := range []int{1, 3} {
