@@ -308,7 +308,7 @@ const topKChunk = 1 << 15
 // threads: 1 when they are not, or when the pieces would be short (under
 // topKChunk elements, or too few for the heap: k*topKHeapRatio).
 func topKSplit(threads, lines, L, k int) int {
-	if lines >= threads {
+	if lines >= threads || k == 0 {
 		return 1
 	}
 	return max(1, min((threads+lines-1)/lines, L/max(topKChunk, k*topKHeapRatio)))
