@@ -220,6 +220,7 @@ type sortBufs[K sortKey] struct {
 	k0, k1 []K
 	i0, i1 []uint32
 	hist   [8][256]uint32
+	hist11 [3][2048]uint32
 }
 
 func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T, K]) *kernel {
@@ -431,6 +432,9 @@ func radixSort[K sortKey](b *sortBufs[K], keys, tk []K, idx, ti []uint32) ([]K, 
 		return keys, idx
 	}
 	W := int(unsafe.Sizeof(keys[0]))
+	if W == 4 && n >= radix11 && idx == nil {
+		return radixSort11(&b.hist11, keys, tk, idx, ti)
+	}
 	h := &b.hist
 	for d := range W {
 		h[d] = [256]uint32{}
@@ -471,6 +475,56 @@ func radixSort[K sortKey](b *sortBufs[K], keys, tk []K, idx, ti []uint32) ([]K, 
 		} else {
 			for i, k := range keys {
 				j := k >> sh & 255
+				o := hd[j]
+				tk[o] = k
+				ti[o] = idx[i]
+				hd[j] = o + 1
+			}
+			idx, ti = ti, idx
+		}
+		keys, tk = tk, keys
+	}
+	return keys, idx
+}
+
+// radix11 is the shortest line of 32-bit keys sorted (keys alone: Sort)
+// in three passes of 11 bits (11, 11, 10) rather than four of 8: fewer
+// passes over memory, once the line is long enough to pay for the
+// 2048-bucket histograms. With indices (ArgSort, TopK) the twice wider
+// scatter did not gain (noisy measurements; see the note of issue 14).
+const radix11 = 1 << 16
+
+// radixSort11 is radixSort for 32-bit keys in three passes of 11 bits.
+func radixSort11[K sortKey](h *[3][2048]uint32, keys, tk []K, idx, ti []uint32) ([]K, []uint32) {
+	n := len(keys)
+	*h = [3][2048]uint32{}
+	for _, k := range keys {
+		k32 := uint32(k)
+		h[0][k32&2047]++
+		h[1][k32>>11&2047]++
+		h[2][k32>>22]++
+	}
+	for d := range 3 {
+		sh := uint(11 * d)
+		hd := &h[d]
+		if hd[keys[0]>>sh&2047] == uint32(n) {
+			continue // every key has these bits
+		}
+		var sum uint32
+		for j := range hd {
+			c := hd[j]
+			hd[j] = sum
+			sum += c
+		}
+		if idx == nil {
+			for _, k := range keys {
+				j := k >> sh & 2047
+				tk[hd[j]] = k
+				hd[j]++
+			}
+		} else {
+			for i, k := range keys {
+				j := k >> sh & 2047
 				o := hd[j]
 				tk[o] = k
 				ti[o] = idx[i]
