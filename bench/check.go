@@ -22,6 +22,7 @@ func CheckSpecs() []Spec {
 		XentSpec(256, 1000),
 		SortSpec(4096),
 		TopKSpec(4096, 100),
+		EmbedSpec(1000, 64, 4096),
 	}
 }
 

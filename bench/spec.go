@@ -14,6 +14,7 @@ const (
 	KindXent   = "xent"   // softmax cross-entropy forward and backward on [Rows, Classes] logits
 	KindSort   = "sort"   // Sort of N float32 (one row), ascending
 	KindTopK   = "topk"   // TopK: the K largest of N float32 (one row) and their indices
+	KindEmbed  = "embed"  // embedding lookup Gather(table[Vocab,Dim], ids[Tokens]) and its scatter-add gradient
 )
 
 // Spec describes one workload completely: torch_bench.py receives it as
@@ -39,6 +40,10 @@ type Spec struct {
 
 	// sort, topk: N elements; topk: the K largest.
 	K int `json:"k,omitempty"`
+	// embed: a [Vocab, Dim] float32 table, Tokens int64 ids.
+	Vocab  int `json:"vocab,omitempty"`
+	Dim    int `json:"dim,omitempty"`
+	Tokens int `json:"tokens,omitempty"`
 
 	// Seed is the base of the seeds of every input (see the builders).
 	Seed uint64 `json:"seed"`
@@ -49,6 +54,18 @@ type Spec struct {
 func (s Spec) FLOPs() float64 {
 	if s.Kind == KindMatMul {
 		return 2 * float64(s.N) * float64(s.N) * float64(s.N)
+	}
+	return 0
+}
+
+// Bytes is the memory traffic of one iteration where the workload is
+// bound by it, else 0. embed: the lookup reads and writes Tokens rows
+// (2TD floats), the gradient writes the dense [Vocab, Dim] result once
+// (VD), reads the upstream gradient (TD) and reads and writes the rows it
+// adds to (2TD): 4 bytes × (5TD + VD).
+func (s Spec) Bytes() float64 {
+	if s.Kind == KindEmbed {
+		return 4 * (5*float64(s.Tokens)*float64(s.Dim) + float64(s.Vocab)*float64(s.Dim))
 	}
 	return 0
 }
@@ -113,11 +130,17 @@ func XentSpec(rows, classes int) Spec {
 }
 
 // SortSpec returns the sort of n float32.
-func SortSpec(n int) Spec { return Spec{Name: "sort/" + sizeName(n), Kind: KindSort, N: n, Seed: 500} }
+func SortSpec(n int) Spec { return Spec{Name: "sort/" + sizeName(n), Kind: KindSort, N: n, Seed: 600} }
 
 // TopKSpec returns the k largest of n float32.
 func TopKSpec(n, k int) Spec {
-	return Spec{Name: fmt.Sprintf("topk/%s/k%d", sizeName(n), k), Kind: KindTopK, N: n, K: k, Seed: 510}
+	return Spec{Name: fmt.Sprintf("topk/%s/k%d", sizeName(n), k), Kind: KindTopK, N: n, K: k, Seed: 610}
+}
+
+// EmbedSpec returns the embedding lookup of tokens ids in a vocab×dim
+// table and its gradient (issue 14).
+func EmbedSpec(vocab, dim, tokens int) Spec {
+	return Spec{Name: fmt.Sprintf("embed/%dx%d/t%d", vocab, dim, tokens), Kind: KindEmbed, Vocab: vocab, Dim: dim, Tokens: tokens, Seed: 500}
 }
 
 // Workloads lists the benchmark workloads of issue 7; quick keeps only the
@@ -142,7 +165,7 @@ func Workloads(quick bool) []Spec {
 		ws = append(ws, MatMulSpec(n))
 	}
 	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
-	return append(ws, XentSpec(256, 1000))
+	return append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192))
 }
 
 // Filter keeps the specs whose names match re (nil keeps all).
@@ -169,6 +192,8 @@ func Filter(specs []Spec, re *regexp.Regexp) []Spec {
 //	matmul: a = Uniform(seed+0, n*n, -1, 1), b = Uniform(seed+1, n*n, -1, 1).
 //	xent:   logits = Uniform(seed+0, rows*classes, -3, 3); labels = Classes(seed+1, rows, classes).
 //	sort, topk: x = Uniform(seed+0, n, -1, 1).
+//	embed:  table = Uniform(seed+0, vocab*dim, -1, 1); ids = Classes(seed+1, tokens, vocab);
+//	        upstream gradient gy = Uniform(seed+2, tokens*dim, -1, 1).
 type mlpData struct {
 	x, y []float32   // [batch,in], one-hot [batch,out]
 	w, b [][]float32 // per layer
@@ -195,6 +220,13 @@ func (s Spec) chainData() (x, row []float32) {
 
 func (s Spec) matmulData() (a, b []float32) {
 	return Uniform(s.Seed, s.N*s.N, -1, 1), Uniform(s.Seed+1, s.N*s.N, -1, 1)
+}
+
+func (s Spec) embedData() (table []float32, ids []int64, gy []float32) {
+	for _, c := range Classes(s.Seed+1, s.Tokens, s.Vocab) {
+		ids = append(ids, int64(c))
+	}
+	return Uniform(s.Seed, s.Vocab*s.Dim, -1, 1), ids, Uniform(s.Seed+2, s.Tokens*s.Dim, -1, 1)
 }
 
 func (s Spec) xentData() (logits, y []float32) {

@@ -11,9 +11,8 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-// The sorting ops (Sort, ArgSort, TopK, SearchSorted) and the gather and
-// scatter along an axis behind TopK's values and the gradients
-// (GatherAlong, ScatterAlong). See ops/sort.go for the order.
+// The sorting ops (Sort, ArgSort, TopK, SearchSorted); see ops/sort.go
+// for the order.
 //
 // Sort, ArgSort and TopK view the operand as [outer, L, inner] (scanGeom)
 // and handle one line (an outer and an inner index) per work item, lines
@@ -720,122 +719,5 @@ func searchKernel[T elem](M, V, N int, rows, right bool) *kernel {
 			logM++
 		}
 		return func() { l.Run(N, max(1, grainElems/(4*logM)), checkElems) }
-	}}
-}
-
-// ---- GatherAlong, ScatterAlong ----
-
-// alongGeom is the [outer, len, inner] view of the two ops: X is the
-// gathered (or scattered-into) axis' length, K the indices'.
-type alongGeom struct{ outer, X, K, inner int }
-
-// alongLanes is the most inner indices one work item carries.
-const alongLanes = 256
-
-func prepareGatherAlong(n *graph.Node) (*kernel, error) {
-	a := n.Attr().(opdef.AlongAttr)
-	xs := n.Input(0).Shape()
-	g := alongGeom{outer: 1, X: xs[a.Axis], K: n.Shape()[a.Axis], inner: 1}
-	for _, d := range xs[:a.Axis] {
-		g.outer *= d
-	}
-	for _, d := range xs[a.Axis+1:] {
-		g.inner *= d
-	}
-	switch n.DType().Size() {
-	case 1:
-		return gatherAlongKernel[uint8](g), nil
-	case 2:
-		return gatherAlongKernel[uint16](g), nil
-	case 4:
-		return gatherAlongKernel[uint32](g), nil
-	case 8:
-		return gatherAlongKernel[uint64](g), nil
-	}
-	return nil, fmt.Errorf("%w: GatherAlong of %v", errUnsupported, n.DType())
-}
-
-// alongIndex wraps a negative index once and panics (a run error naming
-// the step) on one out of range: the sorting ops' own indices never are.
-func alongIndex(op string, j int64, X int) int {
-	if j < 0 {
-		j += int64(X)
-	}
-	if j < 0 || j >= int64(X) {
-		panic(fmt.Sprintf("%s: index %d is out of range for an axis of length %d", op, j, X))
-	}
-	return int(j)
-}
-
-func gatherAlongKernel[T uint8 | uint16 | uint32 | uint64](g alongGeom) *kernel {
-	lanes := min(max(g.inner, 1), alongLanes)
-	chunks := (g.inner + lanes - 1) / lanes
-	items := g.outer * chunks
-	return &kernel{bind: func(a *args) func() {
-		l := a.Loop(func(lo, hi, _ int) {
-			x, idx, y := as[T](a.In(0)), as[int64](a.In(1)), as[T](a.Out())
-			for it := lo; it < hi; it++ {
-				o, c := it/chunks, it%chunks
-				j0 := c * lanes
-				m := min(lanes, g.inner-j0)
-				xb, yb := o*g.X*g.inner+j0, o*g.K*g.inner+j0
-				for k := range g.K {
-					q := yb + k*g.inner
-					for i := range m {
-						y[q+i] = x[xb+alongIndex("GatherAlong", idx[q+i], g.X)*g.inner+i]
-					}
-				}
-			}
-		})
-		return func() { l.Run(items, max(1, grainElems/max(1, g.K*lanes)), 0) }
-	}}
-}
-
-func prepareScatterAlong(n *graph.Node) (*kernel, error) {
-	a := n.Attr().(opdef.AlongAttr)
-	us := n.Input(1).Shape()
-	g := alongGeom{outer: 1, X: a.Len, K: us[a.Axis], inner: 1}
-	for _, d := range us[:a.Axis] {
-		g.outer *= d
-	}
-	for _, d := range us[a.Axis+1:] {
-		g.inner *= d
-	}
-	switch n.DType() {
-	case tensor.Float32:
-		return scatterAlongKernel[float32](g), nil
-	case tensor.Float64:
-		return scatterAlongKernel[float64](g), nil
-	}
-	return nil, fmt.Errorf("%w: ScatterAlong of %v", errUnsupported, n.DType())
-}
-
-// scatterAlongKernel: each work item owns its output lines (an outer
-// index and a run of inner ones), zeroes them and adds the updates in
-// index order, so duplicates sum in a fixed order.
-func scatterAlongKernel[T float](g alongGeom) *kernel {
-	lanes := min(max(g.inner, 1), alongLanes)
-	chunks := (g.inner + lanes - 1) / lanes
-	items := g.outer * chunks
-	return &kernel{bind: func(a *args) func() {
-		l := a.Loop(func(lo, hi, _ int) {
-			idx, u, y := as[int64](a.In(0)), as[T](a.In(1)), as[T](a.Out())
-			for it := lo; it < hi; it++ {
-				o, c := it/chunks, it%chunks
-				j0 := c * lanes
-				m := min(lanes, g.inner-j0)
-				yb, ub := o*g.X*g.inner+j0, o*g.K*g.inner+j0
-				for j := range g.X {
-					clear(y[yb+j*g.inner : yb+j*g.inner+m])
-				}
-				for k := range g.K {
-					q := ub + k*g.inner
-					for i := range m {
-						y[yb+alongIndex("ScatterAlong", idx[q+i], g.X)*g.inner+i] += u[q+i]
-					}
-				}
-			}
-		})
-		return func() { l.Run(items, max(1, grainElems/max(1, (g.K+g.X)*lanes)), 0) }
 	}}
 }

@@ -139,18 +139,25 @@ func init() {
 		ops.OpConcat:      kernelOf(prepareConcat),
 		ops.OpPad:         kernelOf(preparePad),
 		ops.OpRepeat:      kernelOf(prepareRepeat),
-		ops.OpSegmentSum:  kernelOf(prepareSegmentSum),
+		ops.OpSumRuns:     kernelOf(prepareSumRuns),
 		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
 		// sorting (issue 14)
 		ops.OpSort: kernelOf(prepareSort), ops.OpArgSort: kernelOf(prepareSort), ops.OpTopK: kernelOf(prepareSort),
-		ops.OpSearchSorted: kernelOf(prepareSearchSorted), ops.OpGatherAlong: kernelOf(prepareGatherAlong), ops.OpScatterAlong: kernelOf(prepareScatterAlong),
+		ops.OpSearchSorted: kernelOf(prepareSearchSorted),
 
 		ops.OpMatMul:     kernelOf(prepareMatMul),
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),
 		opdef.OpFused:    kernelOf(prepareFused),
+
+		// indexing (issue 14)
+		ops.OpGather:        kernelOf(prepareGather),
+		ops.OpTakeAlongAxis: kernelOf(prepareTakeAlongAxis),
+		ops.OpScatter:       kernelOf(prepareScatter),
+		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
+		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
 	}
 }
 

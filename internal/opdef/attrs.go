@@ -81,9 +81,9 @@ func (a IotaAttr) EqualAttr(b graph.Attr) bool {
 	return ok && a.DType == c.DType && a.Axis == c.Axis && slices.Equal(a.Shape, c.Shape)
 }
 
-// RepeatAttr is the attribute of Repeat and SegmentSum: the axis and the
+// RepeatAttr is the attribute of Repeat and SumRuns: the axis and the
 // counts along it (Repeat: how many times each element of the operand
-// appears; SegmentSum: how many consecutive elements of the operand each
+// appears; SumRuns: how many consecutive elements of the operand each
 // result element sums).
 type RepeatAttr struct {
 	Axis   int
@@ -346,13 +346,3 @@ func (a SearchSortedAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(SearchSortedAttr)
 	return ok && a == c
 }
-
-// AlongAttr is the attribute of the sorting ops' gather and scatter along
-// one axis (GatherAlong, ScatterAlong): the non-negative axis and, for
-// ScatterAlong, the result's length along it (GatherAlong's Len is 0).
-type AlongAttr struct{ Axis, Len int }
-
-func (a AlongAttr) String() string { return fmt.Sprintf("axis=%d len=%d", a.Axis, a.Len) }
-
-// EqualAttr compares by value.
-func (a AlongAttr) EqualAttr(b graph.Attr) bool { c, ok := b.(AlongAttr); return ok && a == c }

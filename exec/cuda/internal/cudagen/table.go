@@ -152,16 +152,15 @@ func rows() []row {
 		{ops.OpPad, move((*gen).pad)},
 		{ops.OpRepeat, move((*gen).repeat)},
 		{ops.OpIota, move((*gen).iota)},
-		{ops.OpSegmentSum, entry{check: checkSegmentSum, gen: func(g *gen, n *graph.Node) error {
+		{ops.OpSumRuns, entry{check: checkSumRuns, gen: func(g *gen, n *graph.Node) error {
 			if n.Shape().Size() > 0 {
-				g.segmentSum(n)
+				g.sumRuns(n)
 			}
 			return nil
 		}}},
 
 		// sorting (issue 14; sort.go)
 		{ops.OpSort, sortRow()}, {ops.OpArgSort, sortRow()}, {ops.OpTopK, sortRow()}, {ops.OpSearchSorted, searchSortedRow()},
-		{ops.OpGatherAlong, gatherAlongRow()}, {ops.OpScatterAlong, scatterAlongRow()},
 
 		// Softmax along an axis (softmax.go).
 		{ops.OpSoftmax, normalise(false)},
@@ -173,6 +172,13 @@ func rows() []row {
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
 		{opdef.OpFused, entry{check: checkFused, gen: genProgram}},
+
+		// indexing (issue 14): index.go
+		{ops.OpGather, indexing()},
+		{ops.OpTakeAlongAxis, indexing()},
+		{ops.OpScatter, indexing()},
+		{ops.OpScatterAdd, indexing()},
+		{ops.OpIndexAdd, indexing()},
 	}
 }
 
