@@ -21,9 +21,12 @@ import (
 // counted as the largest, so NaN comes first, and ties still keep index
 // order: torch.sort(x, descending=True, stable=True) does both (NumPy
 // has no descending sort: np.sort(x)[::-1] also puts NaN first but
-// reverses the order of ties). TopK's largest is that descending order,
-// its smallest the ascending one (torch.topk also counts NaN as the
-// largest value).
+// reverses the order of ties). TopK's largest is the first k of that
+// descending order, its smallest of the ascending one: equal values come
+// lower index first, as jax.lax.top_k documents (torch.topk gives the
+// same values and also counts NaN as the largest, but leaves the order of
+// equal values to its selection algorithm: torch 1.13 on the CPU gives
+// indices [1, 3] for topk([3, NaN, 1, 3, 2], 2), where TopK gives [1, 0]).
 
 // Op codes of the sorting ops.
 var OpSort, OpArgSort, OpTopK, OpSearchSorted graph.Op
@@ -159,9 +162,11 @@ func ArgSort(x *graph.Node, axis int, descending bool) *graph.Node {
 
 // TopK returns the k largest (or, with largest false, smallest) elements
 // of x along axis and their Int64 indices, in order (largest first, or
-// smallest first), as torch.topk(x, k, dim, largest, sorted=True): equal
-// values are ordered by lower index, NaN counts as larger than every
-// number. The shapes are x's with axis of length k; 0 <= k <= its length.
+// smallest first): the values of torch.topk(x, k, dim, largest,
+// sorted=True), NaN counting as larger than every number; among equal
+// values the lower index comes first, as in jax.lax.top_k and
+// torch.sort(stable=True)[:k] (torch.topk's own order of ties is
+// unspecified). The shapes are x's with axis of length k; 0 <= k <= its length.
 // The values are differentiable (the gradient is scattered back to the
 // indices); the indices are not.
 func TopK(x *graph.Node, k, axis int, largest bool) (values, indices *graph.Node) {
@@ -196,7 +201,7 @@ func SearchSorted(sorted, values *graph.Node, right bool) *graph.Node {
 
 // ---- reference evaluators ----
 
-// SortLess is the order of the sorting ops on floats: a before b when
+// sortLess is the order of the sorting ops on floats: a before b when
 // a < b, or when b is NaN and a is not (NaN last; -0 equals +0).
 func sortLess(a, b float64) bool { return a < b || (b != b && a == a) }
 

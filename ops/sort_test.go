@@ -15,8 +15,8 @@ import (
 
 // Sort and ArgSort are stable with NaN last (numpy.sort); descending
 // puts NaN first and keeps ties in index order (torch.sort with
-// descending=True, stable=True); TopK orders ties by index
-// (torch.topk). Values by hand.
+// descending=True, stable=True); TopK orders ties by index (as
+// jax.lax.top_k; torch 1.13's topk gives [1 3] here). Values by hand.
 func ExampleSort() {
 	g := graph.New()
 	x := g.Const(mustNew([]float32{3, float32(math.NaN()), 1, 3, 2}, 5))

@@ -57,7 +57,7 @@ func sortGoldens() []Case {
 				return []*graph.Node{ops.Sort(x[0], 0, false), ops.ArgSort(x[0], 0, false)}
 			},
 			Tensor(i32, []float64{1, 0, 2, 1, 3, 1}, 3, 2), Tensor(i64, []float64{1, 2, 2, 0, 0, 1}, 3, 2)),
-		gold("topk-ties-nan", "hand: torch.topk([1,3,3,NaN,2,3], 3) = NaN (index 3), then the 3s at 1 and 2 (lower index first); smallest 3: 1 (0), 2 (4), 3 (1); k = n: [NaN,3,3,3,2,1] at [3,1,2,5,4,0]",
+		gold("topk-ties-nan", "hand: the 3 largest of [1,3,3,NaN,2,3] are NaN (index 3), then the 3s at 1 and 2 (lower index first, as jax.lax.top_k; torch 1.13's topk picks indices 5 and 1); smallest 3: 1 (0), 2 (4), 3 (1); k = n: [NaN,3,3,3,2,1] at [3,1,2,5,4,0]",
 			one(Tensor(f32, []float64{1, 3, 3, nan, 2, 3})),
 			func(x []*graph.Node) []*graph.Node {
 				v, i := ops.TopK(x[0], 3, 0, true)
