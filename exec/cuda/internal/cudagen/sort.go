@@ -182,8 +182,11 @@ func (g *gen) sortLines(n *graph.Node) {
 	N := lines * P
 	g.k.ScratchBytes = N * 12
 	sp := "unsigned char* __restrict__ scratch"
-	ptrs := func(c *code) {
-		c.line("unsigned long long* gk = (unsigned long long*)scratch;")
+	// ptrs declares the keys gk (unless indices only) and the indices gi.
+	ptrs := func(c *code, keys ...bool) {
+		if len(keys) == 0 || keys[0] {
+			c.line("unsigned long long* gk = (unsigned long long*)scratch;")
+		}
 		c.line("unsigned int* gi = (unsigned int*)(scratch + %s);", ll(N*8))
 	}
 	scr := Arg{Kind: Scratch}
@@ -248,7 +251,7 @@ func (g *gen) sortLines(n *graph.Node) {
 	}
 	{ // the first K pairs of every line
 		var c code
-		ptrs(&c)
+		ptrs(&c, false)
 		c.gridStride("p", lines*K)
 		c.line("const long long line = p / %s;", ll(K))
 		c.line("const long long r = p %% %s;", ll(K))
