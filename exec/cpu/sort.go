@@ -614,6 +614,7 @@ func topKHeap[T elem, K sortKey](b *sortBufs[K], t []T, x []T, p0, stride, L, k 
 // heapOffer encodes the element of x at position p (index i of its line)
 // into one and, when its key is smaller than the root's, replaces the
 // root; it returns the root's value (decoded through t).
+//
 //go:noinline
 func heapOffer[T elem, K sortKey](hk []K, hi []uint32, one []K, t, x []T, p, stride, i int, flip K, enc encoder[T, K], dec decoder[T, K]) T {
 	enc(one, x, p, stride, flip)
