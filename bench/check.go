@@ -20,6 +20,8 @@ func CheckSpecs() []Spec {
 		MatMulSpec(64),
 		MatMulSpec(256),
 		XentSpec(256, 1000),
+		SortSpec(4096),
+		TopKSpec(4096, 100),
 		EmbedSpec(1000, 64, 4096),
 	}
 }

@@ -36,6 +36,8 @@ type Instance interface {
 	//	chain:  "out": the chain's output.
 	//	matmul: "out": the product.
 	//	xent:   "loss": the loss; "grad": its gradient with respect to the logits.
+	//	sort:   "out": the sorted values.
+	//	topk:   "values", "indices": the k largest and their indices.
 	//
 	// Outputs longer than CheckMax are subsampled.
 	Check() (map[string][]float64, error)

@@ -62,6 +62,7 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	        in exec/cpu/bench_test.go (the compiler fuses it);
 //	matmul: ops.MatMul(a, b);
 //	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits;
+//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true).
 //	embed:  ops.Gather(table, ids, 0) and autodiff.VJP by the table for the upstream
 //	        gradient gy (an IndexAdd into zeros).
 func (e *Loom) New(s Spec) (Instance, error) {
@@ -127,6 +128,15 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		loss := ops.Mean(ops.SoftmaxCrossEntropy(logits, y, -1))
 		outs = []*graph.Node{loss, autodiff.Grad(loss, logits)[0]}
 		in.feeds = exec.Feeds{logits: f32(ld, s.Rows, s.Classes), y: f32(yd, s.Rows, s.Classes)}
+	case KindSort, KindTopK:
+		x := g.Input("x", tensor.Float32, s.N)
+		if s.Kind == KindSort {
+			outs = []*graph.Node{ops.Sort(x, 0, false)}
+		} else {
+			v, i := ops.TopK(x, s.K, 0, true)
+			outs = []*graph.Node{v, i}
+		}
+		in.feeds = exec.Feeds{x: f32(Uniform(s.Seed, s.N, -1, 1), s.N)}
 	case KindEmbed:
 		td, ids, gyd := s.embedData()
 		table := g.Input("table", tensor.Float32, s.Vocab, s.Dim)
@@ -203,6 +213,15 @@ func (in *loomInst) Check() (map[string][]float64, error) {
 	case KindXent:
 		res["loss"] = []float64{float64(values(in.outs[0])[0])}
 		res["grad"] = subsample(values(in.outs[1]))
+	case KindTopK:
+		res["values"] = subsample(values(in.outs[0]))
+		idx, err := tensor.Values[int64](in.outs[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range idx {
+			res["indices"] = append(res["indices"], float64(j))
+		}
 	case KindEmbed:
 		res["out"] = subsample(values(in.outs[0]))
 		res["grad"] = subsample(values(in.outs[1]))

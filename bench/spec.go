@@ -12,6 +12,8 @@ const (
 	KindChain  = "chain"  // 50 elementwise ops on [N/1024, 1024] float32
 	KindMatMul = "matmul" // N×N times N×N float32
 	KindXent   = "xent"   // softmax cross-entropy forward and backward on [Rows, Classes] logits
+	KindSort   = "sort"   // Sort of N float32 (one row), ascending
+	KindTopK   = "topk"   // TopK: the K largest of N float32 (one row) and their indices
 	KindEmbed  = "embed"  // embedding lookup Gather(table[Vocab,Dim], ids[Tokens]) and its scatter-add gradient
 )
 
@@ -36,6 +38,8 @@ type Spec struct {
 	Rows    int `json:"rows,omitempty"`
 	Classes int `json:"classes,omitempty"`
 
+	// sort, topk: N elements; topk: the K largest.
+	K int `json:"k,omitempty"`
 	// embed: a [Vocab, Dim] float32 table, Tokens int64 ids.
 	Vocab  int `json:"vocab,omitempty"`
 	Dim    int `json:"dim,omitempty"`
@@ -125,6 +129,14 @@ func XentSpec(rows, classes int) Spec {
 	return Spec{Name: fmt.Sprintf("xent/%dx%d", rows, classes), Kind: KindXent, Rows: rows, Classes: classes, Seed: 400}
 }
 
+// SortSpec returns the sort of n float32.
+func SortSpec(n int) Spec { return Spec{Name: "sort/" + sizeName(n), Kind: KindSort, N: n, Seed: 600} }
+
+// TopKSpec returns the k largest of n float32.
+func TopKSpec(n, k int) Spec {
+	return Spec{Name: fmt.Sprintf("topk/%s/k%d", sizeName(n), k), Kind: KindTopK, N: n, K: k, Seed: 610}
+}
+
 // EmbedSpec returns the embedding lookup of tokens ids in a vocab×dim
 // table and its gradient (issue 14).
 func EmbedSpec(vocab, dim, tokens int) Spec {
@@ -152,6 +164,7 @@ func Workloads(quick bool) []Spec {
 	for _, n := range []int{64, 256, 512, 1024, 2048} {
 		ws = append(ws, MatMulSpec(n))
 	}
+	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
 	return append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192))
 }
 
@@ -178,6 +191,7 @@ func Filter(specs []Spec, re *regexp.Regexp) []Spec {
 //	chain:  x = Uniform(seed+0, n, -1, 1) as [n/1024,1024]; row = Uniform(seed+1, 1024, -0.01, 0.01).
 //	matmul: a = Uniform(seed+0, n*n, -1, 1), b = Uniform(seed+1, n*n, -1, 1).
 //	xent:   logits = Uniform(seed+0, rows*classes, -3, 3); labels = Classes(seed+1, rows, classes).
+//	sort, topk: x = Uniform(seed+0, n, -1, 1).
 //	embed:  table = Uniform(seed+0, vocab*dim, -1, 1); ids = Classes(seed+1, tokens, vocab);
 //	        upstream gradient gy = Uniform(seed+2, tokens*dim, -1, 1).
 type mlpData struct {

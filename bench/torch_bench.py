@@ -173,6 +173,37 @@ class Xent:
         return {"loss": [float(loss.item())], "grad": subsample(self.logits.grad)}
 
 
+class Sort:
+    """torch.sort(x) of one row (values and indices: torch.sort always
+    computes both), into preallocated outputs."""
+
+    def __init__(self, s):
+        self.x = uniform(s["seed"], s["n"], -1, 1)
+        self.out = (torch.empty_like(self.x), torch.empty(s["n"], dtype=torch.int64))
+
+    def step(self):
+        return torch.sort(self.x, out=self.out)
+
+    def check(self):
+        return {"out": subsample(self.step()[0])}
+
+
+class TopK:
+    """torch.topk(x, k) (largest, sorted) of one row, into preallocated outputs."""
+
+    def __init__(self, s):
+        self.x = uniform(s["seed"], s["n"], -1, 1)
+        self.k = s["k"]
+        self.out = (torch.empty(self.k), torch.empty(self.k, dtype=torch.int64))
+
+    def step(self):
+        return torch.topk(self.x, self.k, out=self.out)
+
+    def check(self):
+        v, i = self.step()
+        return {"values": subsample(v), "indices": [float(j) for j in i.tolist()]}
+
+
 def blas():
     """The BLAS library this process mapped (torch links Debian's libblas.so.3
     alternative: the reference BLAS unless OpenBLAS is installed)."""
@@ -209,7 +240,7 @@ class Embed:
         return {"out": subsample(out), "grad": subsample(self.table.grad)}
 
 
-KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "embed": Embed}
+KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed}
 
 
 def main():
