@@ -1,0 +1,41 @@
+package main
+
+import (
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+)
+
+// embed looks up the rows of table [V,D] for ids [B,T]: [B,T,D].
+//
+// Stand-in until ops.Gather lands: a one-hot matrix product.
+func embed(table, ids *graph.Node, vocab int) *graph.Node {
+	B, T := ids.Shape()[0], ids.Shape()[1]
+	oh := ops.Reshape(ops.OneHot(ids, vocab, table.DType()), B*T, vocab)
+	return ops.Reshape(ops.MatMul(oh, table), B, T, table.Shape()[1])
+}
+
+// dropper hands every dropout site of a training step its own key,
+// folded from one key Variable that advances once per Run; a nil dropper
+// applies no dropout.
+type dropper struct {
+	key   *graph.Node
+	sites uint32
+}
+
+// newDropper creates the key Variable, seeded with seed.
+//
+// Stand-in until ops.Dropout lands: no key.
+func newDropper(g *graph.Graph, seed uint64) *dropper { return &dropper{} }
+
+// advance is the option that moves the key on after every Run.
+func (d *dropper) advance() []exec.Option { return nil }
+
+func (d *dropper) apply(x *graph.Node, rate float64) *graph.Node {
+	if d == nil || rate == 0 {
+		return x
+	}
+	d.sites++
+	// Stand-in until ops.Dropout lands: no dropout.
+	return x
+}
