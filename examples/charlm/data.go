@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/loomgraph/loom/optim"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -134,20 +133,27 @@ func newBatcher(data []byte, batch, ctx int) *batcher {
 }
 
 // fill writes the windows of training step step into x and y. Their
-// positions come from a generator seeded with (seed, step) alone, so a
-// resumed run sees the batches the uninterrupted run would have seen.
+// positions are a hash (splitmix64) of the seed, the step and the row
+// alone, so a resumed run sees the batches the uninterrupted run would
+// have seen, and filling allocates nothing.
 func (b *batcher) fill(seed uint64, step int) {
-	r := optim.NewRand(seed*0x9e3779b97f4a7c15 + uint64(step))
 	span := uint64(len(b.data) - b.ctx - 1)
 	for i := 0; i < b.batch; i++ {
-		start := int(uint64(r.Uint32()) * span >> 32)
-		if span > 1<<32 {
-			start = int((uint64(r.Uint32())<<32 | uint64(r.Uint32())) % span)
-		}
+		h := splitmix64(seed ^ splitmix64(uint64(step)<<20|uint64(i)))
+		start := int(h % span)
 		w := b.data[start : start+b.ctx+1]
 		for t := 0; t < b.ctx; t++ {
 			b.x[i*b.ctx+t] = int32(w[t])
 			b.y[i*b.ctx+t] = int32(w[t+1])
 		}
 	}
+}
+
+// splitmix64 is Steele, Lea and Flood's finaliser (SplitMix64's output
+// function): a bijective mix of 64 bits.
+func splitmix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }

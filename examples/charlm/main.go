@@ -24,6 +24,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -358,16 +359,26 @@ func (t *trainer) metadata() map[string]string {
 	}
 }
 
+// load sets every Variable from the checkpoint at path, after checking
+// that its model and vocabulary are this run's, and returns the step it
+// was taken at.
 func (t *trainer) load(path string) (int, error) {
-	meta, err := t.step.LoadVariablesFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
+	}
+	_, meta, err := tensor.ReadSafetensors(bytes.NewReader(b), tensor.SafetensorsLimits{})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	want := t.metadata()
 	for _, k := range []string{"model", "vocab"} {
 		if meta[k] != want[k] {
 			return 0, fmt.Errorf("%s: the checkpoint's %s is %q, this run's %q", path, k, meta[k], want[k])
 		}
+	}
+	if _, err := t.step.LoadVariables(bytes.NewReader(b)); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return t.stepCount()
 }
