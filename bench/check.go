@@ -20,6 +20,7 @@ func CheckSpecs() []Spec {
 		MatMulSpec(64),
 		MatMulSpec(256),
 		XentSpec(256, 1000),
+		CharLMCheckSpec(),
 	}
 }
 

@@ -36,6 +36,7 @@ type Instance interface {
 	//	chain:  "out": the chain's output.
 	//	matmul: "out": the product.
 	//	xent:   "loss": the loss; "grad": its gradient with respect to the logits.
+	//	charlm: "loss": the losses of three successive training steps.
 	//
 	// Outputs longer than CheckMax are subsampled.
 	Check() (map[string][]float64, error)

@@ -125,6 +125,11 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		loss := ops.Mean(ops.SoftmaxCrossEntropy(logits, y, -1))
 		outs = []*graph.Node{loss, autodiff.Grad(loss, logits)[0]}
 		in.feeds = exec.Feeds{logits: f32(ld, s.Rows, s.Classes), y: f32(yd, s.Rows, s.Classes)}
+	case KindCharLM:
+		var err error
+		if outs, opts, err = e.newCharLM(g, s, in); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("loom: unknown workload kind %q", s.Kind)
 	}
@@ -162,6 +167,17 @@ func values(t *tensor.Tensor) []float32 {
 
 func (in *loomInst) Check() (map[string][]float64, error) {
 	res := map[string][]float64{}
+	if in.spec.Kind == KindCharLM {
+		var losses []float64
+		for i := 0; i < 3; i++ {
+			if err := in.step(); err != nil {
+				return nil, err
+			}
+			losses = append(losses, float64(values(in.outs[0])[0]))
+		}
+		res["loss"] = losses
+		return res, nil
+	}
 	if in.spec.Kind == KindMLP {
 		var losses []float64
 		for i := 0; i < 3; i++ {

@@ -35,6 +35,16 @@ type Spec struct {
 	Rows    int `json:"rows,omitempty"`
 	Classes int `json:"classes,omitempty"`
 
+	// charlm (see CharLMSpec): Vocab tokens, Blocks transformer blocks of
+	// width DModel with Heads heads, context Ctx; Batch windows; dropout
+	// rate Dropout; AdamW with learning rate LR.
+	Vocab   int     `json:"vocab,omitempty"`
+	Blocks  int     `json:"blocks,omitempty"`
+	DModel  int     `json:"d_model,omitempty"`
+	Heads   int     `json:"heads,omitempty"`
+	Ctx     int     `json:"ctx,omitempty"`
+	Dropout float64 `json:"dropout,omitempty"`
+
 	// Seed is the base of the seeds of every input (see the builders).
 	Seed uint64 `json:"seed"`
 }
@@ -117,6 +127,7 @@ func Workloads(quick bool) []Spec {
 			ChainSpec(1<<10, true),
 			MatMulSpec(64),
 			XentSpec(256, 1000),
+			CharLMCheckSpec(),
 		}
 	}
 	ws := []Spec{MLPSpec(64, 784, 256, 10), MLPSpec(256, 784, 1024, 1024, 10)}
@@ -128,7 +139,7 @@ func Workloads(quick bool) []Spec {
 	for _, n := range []int{64, 256, 512, 1024, 2048} {
 		ws = append(ws, MatMulSpec(n))
 	}
-	return append(ws, XentSpec(256, 1000))
+	return append(ws, XentSpec(256, 1000), CharLMSpec())
 }
 
 // Filter keeps the specs whose names match re (nil keeps all).
