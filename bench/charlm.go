@@ -18,7 +18,7 @@ const KindCharLM = "charlm"
 // CharLM hyper-parameters shared by every engine (examples/charlm's
 // defaults): AdamW with betas (0.9, 0.99), eps 1e-8, weight decay 0.1 on
 // the matrices only, gradients clipped to global norm 1, LayerNorm eps
-// 1e-5, exact (erf) GELU.
+// 1e-5, GELU in its tanh approximation (GPT-2's).
 const (
 	CharLMBeta1       = 0.9
 	CharLMBeta2       = 0.99
@@ -157,7 +157,7 @@ func (e *Loom) newCharLM(g *graph.Graph, s Spec, in *loomInst) ([]*graph.Node, [
 		att := drop.apply(ops.Softmax(ops.Add(ops.MatMulT(q, k, false, true), maskN), -1))
 		o := ops.Reshape(ops.Transpose(ops.MatMul(att, v), 0, 2, 1, 3), B*T, D)
 		h = ops.Add(h, drop.apply(linear(o, p+"attn/wo", p+"attn/bo")))
-		a = ops.Gelu(linear(layerNorm(h, p+"ln2"), p+"mlp/w1", p+"mlp/b1"))
+		a = ops.GeluTanh(linear(layerNorm(h, p+"ln2"), p+"mlp/w1", p+"mlp/b1"))
 		h = ops.Add(h, drop.apply(linear(a, p+"mlp/w2", p+"mlp/b2")))
 	}
 	logits := ops.MatMulT(layerNorm(h, "lnf"), vars["tok_emb"], false, true)

@@ -235,7 +235,7 @@ class CharLM:
             o = F.dropout(att.softmax(-1), p) @ v
             o = o.transpose(1, 2).reshape(B, T, D)
             h = h + F.dropout(blk["o"](o), p)
-            h = h + F.dropout(blk["fc2"](F.gelu(blk["fc1"](blk["ln2"](h)))), p)
+            h = h + F.dropout(blk["fc2"](F.gelu(blk["fc1"](blk["ln2"](h)), approximate="tanh")), p)
         return self.lnf(h).reshape(B * T, D) @ self.tok.weight.t()
 
     def step(self):
