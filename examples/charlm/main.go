@@ -73,15 +73,15 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		model:       modelConfig{layers: 2, dModel: 128, heads: 4, ctx: 64, dropout: 0.1},
+		model:       modelConfig{layers: 2, dModel: 128, heads: 4, ctx: 128, dropout: 0.1},
 		batch:       32,
-		steps:       1000,
+		steps:       2000,
 		lr:          3e-3,
 		minLR:       3e-4,
 		warmup:      50,
 		weightDecay: 0.1,
 		clip:        1,
-		evalEvery:   250,
+		evalEvery:   500,
 		evalBatches: 8,
 		seed:        1,
 		outDir:      ".",
