@@ -293,3 +293,29 @@ func TestFlags(t *testing.T) {
 		t.Errorf("d_model 32, 3 heads: %v", err)
 	}
 }
+
+// TestRunResume: -save then -resume through run: the second run starts
+// at the saved step (20) and trains only the remaining 10 steps, and a
+// checkpoint of another size is refused before any training.
+func TestRunResume(t *testing.T) {
+	c := tinyConfig("")
+	c.steps, c.sampleLen, c.evalEvery = 20, 0, 0
+	c.save = filepath.Join(t.TempDir(), "ck.safetensors")
+	if _, err := run(io.Discard, c); err != nil {
+		t.Fatal(err)
+	}
+	c2 := c
+	c2.steps, c2.resume, c2.save = 30, c.save, ""
+	var out bytes.Buffer
+	res, err := run(&out, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.firstStep != 20 || len(res.losses) != 10 || !strings.Contains(out.String(), "resumed from "+c.save+" at step 20") {
+		t.Errorf("resumed at step %d with %d steps; want 20 and 10; output:\n%s", res.firstStep, len(res.losses), out.String())
+	}
+	c2.model.layers = 2
+	if _, err := run(io.Discard, c2); err == nil || !strings.Contains(err.Error(), "the checkpoint's model") {
+		t.Errorf("resuming a 1-layer checkpoint with 2 layers: %v", err)
+	}
+}
