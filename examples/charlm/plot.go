@@ -56,10 +56,16 @@ func lossPlot(res *result) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid(), rawLine, smoothLine)
 	p.Legend.Add("training loss of each step", rawLine)
 	p.Legend.Add("moving average (20 steps)", smoothLine)
+	hi := 0.0
+	for _, l := range res.losses {
+		hi = max(hi, l)
+	}
 	if len(res.val) > 0 {
-		pts := make(plotter.XYs, len(res.val))
-		for i, v := range res.val {
-			pts[i] = plotter.XY{X: float64(v.step), Y: v.loss}
+		// The validation loss before training, then after every interval.
+		pts := plotter.XYs{{X: float64(res.firstStep), Y: res.initLoss}}
+		hi = max(hi, res.initLoss)
+		for _, v := range res.val {
+			pts = append(pts, plotter.XY{X: float64(v.step), Y: v.loss})
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -71,7 +77,8 @@ func lossPlot(res *result) (*plot.Plot, error) {
 		p.Add(sc)
 		p.Legend.Add("validation loss (held-out files)", sc)
 	}
-	p.Y.Min = 0
+	p.Y.Min, p.Y.Max = 0, hi*1.05
+	p.X.Min = float64(res.firstStep)
 	p.Legend.Top = true
 	p.Legend.XOffs = -vg.Points(6)
 	p.Legend.YOffs = -vg.Points(4)
