@@ -62,6 +62,9 @@ func admitted(d *opdef.Def) string {
 		if d.Name == "Iota" { // no operands: the attribute names the dtype
 			in, attr = nil, opdef.IotaAttr{DType: dt, Shape: tensor.Shape{1}}
 		}
+		if d.Kind == opdef.Random { // operand: the key; the attribute names the dtype
+			in, attr = []tensor.DType{tensor.Int32}, opdef.RandomAttr{DType: dt, Shape: tensor.Shape{1}, P: opdef.Bool(dt == tensor.Bool)}
+		}
 		if _, err := d.DType(in, attr); err == nil {
 			names = append(names, dt.Short())
 		}

@@ -216,7 +216,11 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 		return opdef.Fused(&opdef.FusedAttr{Domain: tensor.Shape{2}, Ops: []opdef.FusedOp{
 			{Op: ops.OpAdd, Args: []int{-1, -2}, DType: tensor.Float32},
 		}}, xs...)
-	},
+	}, // random (issue 14): operand 0 is the key
+	"RandomBits":      func(xs ...*graph.Node) *graph.Node { return ops.NextKey(xs[0]) },
+	"RandomUniform":   func(xs ...*graph.Node) *graph.Node { return ops.RandomUniform(xs[0], tensor.Float32, 3) },
+	"RandomNormal":    func(xs ...*graph.Node) *graph.Node { return ops.RandomNormal(xs[0], tensor.Float32, 3) },
+	"RandomBernoulli": func(xs ...*graph.Node) *graph.Node { return ops.RandomBernoulli(xs[0], 0.5, 3) },
 }
 
 // composites are the builders that are not rows of the table, with the
@@ -268,7 +272,9 @@ var composites = map[string]struct {
 	"PadConstant":               {1, func(xs ...*graph.Node) *graph.Node { return ops.PadConstant(xs[0], 1, ops.PadWidth{Low: 1}) }},
 	"PadReflect":                {1, func(xs ...*graph.Node) *graph.Node { return ops.PadReflect(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadEdge":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadEdge(xs[0], ops.PadWidth{Low: 1}) }},
-	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }},
+	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }}, "FoldIn": {1, func(xs ...*graph.Node) *graph.Node { return ops.FoldIn(xs[0], 1) }},
+	"Dropout": {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
+	"Einsum":  {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {

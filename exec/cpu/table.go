@@ -147,6 +147,10 @@ func init() {
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),
 		opdef.OpFused:    kernelOf(prepareFused),
+
+		// random (issue 14)
+		ops.OpRandomBits: kernelOf(prepareRandom), ops.OpRandomUniform: kernelOf(prepareRandom),
+		ops.OpRandomNormal: kernelOf(prepareRandom), ops.OpRandomBernoulli: kernelOf(prepareRandom),
 	}
 }
 

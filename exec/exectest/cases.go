@@ -77,6 +77,7 @@ func Cases() []Case {
 	cs = append(cs, softmaxCases()...)
 	cs = append(cs, scanCases()...)
 	cs = append(cs, smallIntScanCases()...)
+	cs = append(cs, randomCases()...) // random (issue 14)
 	return cs
 }
 

@@ -143,6 +143,9 @@ func admits(d *opdef.Def, dt tensor.DType) bool {
 	if d.Op == ops.OpCast {
 		attr = opdef.CastAttr{To: tensor.Float32}
 	}
+	if d.Kind == opdef.Random { // random (issue 14): the key, and the result's dtype
+		in, attr = []tensor.DType{tensor.Int32}, opdef.RandomAttr{DType: dt, Shape: tensor.Shape{1}}
+	}
 	_, err := d.DType(in, attr)
 	return err == nil
 }

@@ -216,6 +216,9 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 	case IotaAttr:
 		a.Shape = a.Shape.Clone()
 		return a
+	case RandomAttr:
+		a.Shape = a.Shape.Clone()
+		return a
 	case *FusedAttr:
 		if a == nil {
 			return a
@@ -292,4 +295,32 @@ func (a ScanAttr) String() string {
 func (a ScanAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(ScanAttr)
 	return ok && a == c
+}
+
+// RandomAttr is the attribute of the random ops (ops/random.go): the
+// result's dtype and shape, RandomBernoulli's probability of true, and
+// the stream: counter words 2 and 3 of the Philox blocks the op draws
+// (0 for the values, others for the derived keys of NextKey and FoldIn).
+type RandomAttr struct {
+	DType  tensor.DType
+	Shape  tensor.Shape
+	P      float64
+	Stream uint64
+}
+
+func (a RandomAttr) String() string {
+	s := tensor.TypeString(a.DType, a.Shape)
+	if a.P != 0 {
+		s += fmt.Sprintf(" p=%v", a.P)
+	}
+	if a.Stream != 0 {
+		s += fmt.Sprintf(" stream=%#x", a.Stream)
+	}
+	return s
+}
+
+// EqualAttr compares by value.
+func (a RandomAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(RandomAttr)
+	return ok && a.DType == c.DType && a.P == c.P && a.Stream == c.Stream && slices.Equal(a.Shape, c.Shape)
 }

@@ -37,6 +37,8 @@ const (
 	Normalisation
 	// Fusion: a compiler-made group of elementwise ops (FusedAttr).
 	Fusion
+	// Random: values drawn from a key (RandomAttr; ops/random.go).
+	Random
 )
 
 func (k Kind) String() string {
@@ -53,6 +55,8 @@ func (k Kind) String() string {
 		return "normalisation"
 	case Fusion:
 		return "fusion"
+	case Random:
+		return "random"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

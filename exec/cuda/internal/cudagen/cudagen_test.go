@@ -390,6 +390,12 @@ func supportNodes(t *testing.T) []*graph.Node {
 				}
 			case opdef.Fusion:
 				continue
+			case opdef.Random: // random (issue 14): the key, and dt as the result's
+				a := opdef.RandomAttr{DType: dt, Shape: tensor.Shape{2, 3}}
+				if dt == tensor.Bool {
+					a.P = 0.5
+				}
+				ns = append(ns, ops.Apply(d.Op, a, in(tensor.Int32, 2)))
 			default:
 				t.Errorf("no test node for %s of kind %v", d.Name, d.Kind)
 			}

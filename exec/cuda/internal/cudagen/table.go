@@ -169,8 +169,19 @@ func rows() []row {
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
 		{opdef.OpFused, entry{check: checkFused, gen: genProgram}},
+
+		// random (issue 14)
+		{ops.OpRandomBits, randomRow}, {ops.OpRandomUniform, randomRow}, {ops.OpRandomNormal, randomRow}, {ops.OpRandomBernoulli, randomRow},
 	}
 }
+
+// randomRow is the row of the random ops (random.go).
+var randomRow = entry{check: checkRandom, gen: func(g *gen, n *graph.Node) error {
+	if n.Shape().Size() > 0 {
+		g.random(n)
+	}
+	return nil
+}}
 
 // row is one line of the table.
 type row struct {
