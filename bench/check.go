@@ -21,6 +21,8 @@ func CheckSpecs() []Spec {
 		MatMulSpec(256),
 		XentSpec(256, 1000),
 		CharLMCheckSpec(),
+		SortSpec(4096),
+		TopKSpec(4096, 100),
 	}
 }
 

@@ -73,6 +73,9 @@ func TestCrossCheck(t *testing.T) {
 				name += "-inplace"
 			}
 			t.Run(s.Name+"/"+name, func(t *testing.T) {
+				if isG && (s.Kind == KindSort || s.Kind == KindTopK) {
+					t.Skip("Gorgonia has no sort")
+				}
 				if isG && g.VM == "lisp" && s.Kind == KindMLP {
 					t.Skip("Gorgonia's LispMachine trains wrongly after the first step (see gorgoniaInst.runAll)")
 				}

@@ -37,6 +37,8 @@ type Instance interface {
 	//	matmul: "out": the product.
 	//	xent:   "loss": the loss; "grad": its gradient with respect to the logits.
 	//	charlm: "loss": the losses of three successive training steps.
+	//	sort:   "out": the sorted values.
+	//	topk:   "values", "indices": the k largest and their indices.
 	//
 	// Outputs longer than CheckMax are subsampled.
 	Check() (map[string][]float64, error)

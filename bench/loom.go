@@ -61,7 +61,8 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	chain:  ops.Mul(y, ops.Scalar(y, 0.999)) / ops.Add(y, row) / ops.Tanh(y), as chain()
 //	        in exec/cpu/bench_test.go (the compiler fuses it);
 //	matmul: ops.MatMul(a, b);
-//	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits.
+//	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits;
+//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true).
 func (e *Loom) New(s Spec) (Instance, error) {
 	g := graph.New()
 	in := &loomInst{spec: s}
@@ -130,6 +131,15 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		if outs, opts, err = e.newCharLM(g, s, in); err != nil {
 			return nil, err
 		}
+	case KindSort, KindTopK:
+		x := g.Input("x", tensor.Float32, s.N)
+		if s.Kind == KindSort {
+			outs = []*graph.Node{ops.Sort(x, 0, false)}
+		} else {
+			v, i := ops.TopK(x, s.K, 0, true)
+			outs = []*graph.Node{v, i}
+		}
+		in.feeds = exec.Feeds{x: f32(Uniform(s.Seed, s.N, -1, 1), s.N)}
 	default:
 		return nil, fmt.Errorf("loom: unknown workload kind %q", s.Kind)
 	}
@@ -205,6 +215,15 @@ func (in *loomInst) Check() (map[string][]float64, error) {
 	case KindXent:
 		res["loss"] = []float64{float64(values(in.outs[0])[0])}
 		res["grad"] = subsample(values(in.outs[1]))
+	case KindTopK:
+		res["values"] = subsample(values(in.outs[0]))
+		idx, err := tensor.Values[int64](in.outs[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range idx {
+			res["indices"] = append(res["indices"], float64(j))
+		}
 	default:
 		res["out"] = subsample(values(in.outs[0]))
 	}

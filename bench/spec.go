@@ -12,6 +12,8 @@ const (
 	KindChain  = "chain"  // 50 elementwise ops on [N/1024, 1024] float32
 	KindMatMul = "matmul" // N×N times N×N float32
 	KindXent   = "xent"   // softmax cross-entropy forward and backward on [Rows, Classes] logits
+	KindSort   = "sort"   // Sort of N float32 (one row), ascending
+	KindTopK   = "topk"   // TopK: the K largest of N float32 (one row) and their indices
 )
 
 // Spec describes one workload completely: torch_bench.py receives it as
@@ -44,6 +46,8 @@ type Spec struct {
 	Heads   int     `json:"heads,omitempty"`
 	Ctx     int     `json:"ctx,omitempty"`
 	Dropout float64 `json:"dropout,omitempty"`
+	// sort, topk: N elements; topk: the K largest.
+	K int `json:"k,omitempty"`
 
 	// Seed is the base of the seeds of every input (see the builders).
 	Seed uint64 `json:"seed"`
@@ -117,6 +121,14 @@ func XentSpec(rows, classes int) Spec {
 	return Spec{Name: fmt.Sprintf("xent/%dx%d", rows, classes), Kind: KindXent, Rows: rows, Classes: classes, Seed: 400}
 }
 
+// SortSpec returns the sort of n float32.
+func SortSpec(n int) Spec { return Spec{Name: "sort/" + sizeName(n), Kind: KindSort, N: n, Seed: 500} }
+
+// TopKSpec returns the k largest of n float32.
+func TopKSpec(n, k int) Spec {
+	return Spec{Name: fmt.Sprintf("topk/%s/k%d", sizeName(n), k), Kind: KindTopK, N: n, K: k, Seed: 510}
+}
+
 // Workloads lists the benchmark workloads of issue 7; quick keeps only the
 // small sizes (for smoke tests).
 func Workloads(quick bool) []Spec {
@@ -139,6 +151,7 @@ func Workloads(quick bool) []Spec {
 	for _, n := range []int{64, 256, 512, 1024, 2048} {
 		ws = append(ws, MatMulSpec(n))
 	}
+	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
 	return append(ws, XentSpec(256, 1000), CharLMSpec())
 }
 
@@ -165,6 +178,7 @@ func Filter(specs []Spec, re *regexp.Regexp) []Spec {
 //	chain:  x = Uniform(seed+0, n, -1, 1) as [n/1024,1024]; row = Uniform(seed+1, 1024, -0.01, 0.01).
 //	matmul: a = Uniform(seed+0, n*n, -1, 1), b = Uniform(seed+1, n*n, -1, 1).
 //	xent:   logits = Uniform(seed+0, rows*classes, -3, 3); labels = Classes(seed+1, rows, classes).
+//	sort, topk: x = Uniform(seed+0, n, -1, 1).
 type mlpData struct {
 	x, y []float32   // [batch,in], one-hot [batch,out]
 	w, b [][]float32 // per layer

@@ -248,6 +248,35 @@ class CharLM:
 
     def check(self):
         return {"loss": [float(self.step().item()) for _ in range(3)]}
+class Sort:
+    """torch.sort(x) of one row (values and indices: torch.sort always
+    computes both), into preallocated outputs."""
+
+    def __init__(self, s):
+        self.x = uniform(s["seed"], s["n"], -1, 1)
+        self.out = (torch.empty_like(self.x), torch.empty(s["n"], dtype=torch.int64))
+
+    def step(self):
+        return torch.sort(self.x, out=self.out)
+
+    def check(self):
+        return {"out": subsample(self.step()[0])}
+
+
+class TopK:
+    """torch.topk(x, k) (largest, sorted) of one row, into preallocated outputs."""
+
+    def __init__(self, s):
+        self.x = uniform(s["seed"], s["n"], -1, 1)
+        self.k = s["k"]
+        self.out = (torch.empty(self.k), torch.empty(self.k, dtype=torch.int64))
+
+    def step(self):
+        return torch.topk(self.x, self.k, out=self.out)
+
+    def check(self):
+        v, i = self.step()
+        return {"values": subsample(v), "indices": [float(j) for j in i.tolist()]}
 
 
 def blas():
@@ -264,7 +293,7 @@ def blas():
     return "unknown"
 
 
-KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "charlm": CharLM}
+KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "charlm": CharLM}
 
 
 def main():

@@ -143,6 +143,10 @@ func init() {
 		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
+		// sorting (issue 14)
+		ops.OpSort: kernelOf(prepareSort), ops.OpArgSort: kernelOf(prepareSort), ops.OpTopK: kernelOf(prepareSort),
+		ops.OpSearchSorted: kernelOf(prepareSearchSorted), ops.OpGatherAlong: kernelOf(prepareGatherAlong), ops.OpScatterAlong: kernelOf(prepareScatterAlong),
+
 		ops.OpMatMul:     kernelOf(prepareMatMul),
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),

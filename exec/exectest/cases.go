@@ -78,6 +78,7 @@ func Cases() []Case {
 	cs = append(cs, scanCases()...)
 	cs = append(cs, smallIntScanCases()...)
 	cs = append(cs, randomCases()...) // random (issue 14)
+	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	return cs
 }
 

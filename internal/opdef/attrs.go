@@ -324,3 +324,66 @@ func (a RandomAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(RandomAttr)
 	return ok && a.DType == c.DType && a.P == c.P && a.Stream == c.Stream && slices.Equal(a.Shape, c.Shape)
 }
+
+// SortAttr is the attribute of Sort and ArgSort: the non-negative axis and
+// the order (descending puts NaN first, ascending last).
+type SortAttr struct {
+	Axis       int
+	Descending bool
+}
+
+func (a SortAttr) String() string {
+	if a.Descending {
+		return fmt.Sprintf("axis=%d descending", a.Axis)
+	}
+	return fmt.Sprintf("axis=%d", a.Axis)
+}
+
+// EqualAttr compares by value.
+func (a SortAttr) EqualAttr(b graph.Attr) bool { c, ok := b.(SortAttr); return ok && a == c }
+
+// TopKAttr is the attribute of TopK: how many elements (0 <= K <= the
+// axis' length), the non-negative axis, and whether the largest or the
+// smallest are selected.
+type TopKAttr struct {
+	K, Axis int
+	Largest bool
+}
+
+func (a TopKAttr) String() string {
+	s := fmt.Sprintf("k=%d axis=%d", a.K, a.Axis)
+	if a.Largest {
+		s += " largest"
+	}
+	return s
+}
+
+// EqualAttr compares by value.
+func (a TopKAttr) EqualAttr(b graph.Attr) bool { c, ok := b.(TopKAttr); return ok && a == c }
+
+// SearchSortedAttr is the attribute of SearchSorted: which side of equal
+// elements an index is placed (numpy.searchsorted's side="right").
+type SearchSortedAttr struct{ Right bool }
+
+func (a SearchSortedAttr) String() string {
+	if a.Right {
+		return "right"
+	}
+	return "left"
+}
+
+// EqualAttr compares by value.
+func (a SearchSortedAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(SearchSortedAttr)
+	return ok && a == c
+}
+
+// AlongAttr is the attribute of the sorting ops' gather and scatter along
+// one axis (GatherAlong, ScatterAlong): the non-negative axis and, for
+// ScatterAlong, the result's length along it (GatherAlong's Len is 0).
+type AlongAttr struct{ Axis, Len int }
+
+func (a AlongAttr) String() string { return fmt.Sprintf("axis=%d len=%d", a.Axis, a.Len) }
+
+// EqualAttr compares by value.
+func (a AlongAttr) EqualAttr(b graph.Attr) bool { c, ok := b.(AlongAttr); return ok && a == c }

@@ -60,6 +60,11 @@
 //     each thread folds a contiguous segment, thread 0 scans the segment
 //     totals in order in shared memory, each thread rescans its segment.
 //     The gradient helpers CumprodGrad and CummaxGrad: a thread per line.
+//   - Sort, ArgSort, TopK (sort.go): a bitonic network on (key, index)
+//     pairs, a block per line in shared memory up to 2048 pairs, else
+//     tiles in shared memory and global compare-and-swap passes over
+//     scratch. SearchSorted: a thread per value; GatherAlong a thread
+//     per element; ScatterAlong a thread per line.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.

@@ -159,6 +159,10 @@ func rows() []row {
 			return nil
 		}}},
 
+		// sorting (issue 14; sort.go)
+		{ops.OpSort, sortRow()}, {ops.OpArgSort, sortRow()}, {ops.OpTopK, sortRow()}, {ops.OpSearchSorted, searchSortedRow()},
+		{ops.OpGatherAlong, gatherAlongRow()}, {ops.OpScatterAlong, scatterAlongRow()},
+
 		// Softmax along an axis (softmax.go).
 		{ops.OpSoftmax, normalise(false)},
 		{ops.OpLogSoftmax, normalise(true)},
