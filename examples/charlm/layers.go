@@ -16,26 +16,29 @@ func embed(table, ids *graph.Node, vocab int) *graph.Node {
 }
 
 // dropper hands every dropout site of a training step its own key,
-// folded from one key Variable that advances once per Run; a nil dropper
-// applies no dropout.
+// folded (ops.FoldIn) from one key Variable that advances once per Run
+// (exec.AdvanceKey), so that every step draws fresh masks without host
+// work; a nil dropper applies no dropout. The key Variable is saved with
+// the checkpoints, so a resumed run draws the masks the uninterrupted run
+// would have drawn.
 type dropper struct {
 	key   *graph.Node
 	sites uint32
 }
 
-// newDropper creates the key Variable, seeded with seed.
-//
-// Stand-in until ops.Dropout lands: no key.
-func newDropper(g *graph.Graph, seed uint64) *dropper { return &dropper{} }
+// newDropper creates the key Variable "dropout/key", seeded with seed.
+func newDropper(g *graph.Graph, seed uint64) *dropper {
+	return &dropper{key: g.Variable("dropout/key", ops.KeyTensor(seed))}
+}
 
 // advance is the option that moves the key on after every Run.
-func (d *dropper) advance() []exec.Option { return nil }
+func (d *dropper) advance() []exec.Option { return []exec.Option{exec.AdvanceKey(d.key)} }
 
+// apply is ops.Dropout with the next site's key.
 func (d *dropper) apply(x *graph.Node, rate float64) *graph.Node {
 	if d == nil || rate == 0 {
 		return x
 	}
 	d.sites++
-	// Stand-in until ops.Dropout lands: no dropout.
-	return x
+	return ops.Dropout(x, ops.FoldIn(d.key, d.sites), rate)
 }

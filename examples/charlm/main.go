@@ -264,7 +264,7 @@ func newTrainer(c config, data *corpus) (*trainer, error) {
 	t.ex = g.Input("x_val", tensor.Int32, B, T)
 	t.ey = g.Input("y_val", tensor.Int32, B, T)
 	evalLoss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.ex, nil), ops.Reshape(t.ey, B*T)))
-	smp := newSampler(g, m)
+	smp := newSampler(g, m, c.topK)
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
@@ -489,7 +489,7 @@ func run(w io.Writer, c config) (*result, error) {
 		fmt.Fprintf(w, "wrote the checkpoint to %s (weights, AdamW state, dropout key)\n", c.save)
 	}
 	if c.sampleLen > 0 {
-		text, err := t.sampler.generate(ctx, data, c.prompt, c.sampleLen, c.temperature, c.topK, c.seed)
+		text, err := t.sampler.generate(ctx, data, c.prompt, c.sampleLen, c.temperature, c.seed)
 		if err != nil {
 			return nil, err
 		}
