@@ -16,18 +16,33 @@ func charlmEmbed(table, ids *graph.Node, vocab int) *graph.Node {
 	return ops.Reshape(ops.MatMul(oh, table), B, T, table.Shape()[1])
 }
 
-// charlmDropper applies dropout at rate with its own key per site.
-//
-// Stand-in until ops.Dropout lands: no dropout.
+// charlmDropper applies ops.Dropout at rate, with a key per site folded
+// from one key Variable advanced once per Run (as examples/charlm).
 type charlmDropper struct {
+	key   *graph.Node
 	rate  float64
 	sites uint32
 }
 
 func newCharLMDropper(g *graph.Graph, seed uint64, rate float64) *charlmDropper {
-	return &charlmDropper{rate: rate}
+	d := &charlmDropper{rate: rate}
+	if rate > 0 {
+		d.key = g.Variable("dropout/key", ops.KeyTensor(seed))
+	}
+	return d
 }
 
-func (d *charlmDropper) apply(x *graph.Node) *graph.Node { return x }
+func (d *charlmDropper) apply(x *graph.Node) *graph.Node {
+	if d.rate == 0 {
+		return x
+	}
+	d.sites++
+	return ops.Dropout(x, ops.FoldIn(d.key, d.sites), d.rate)
+}
 
-func (d *charlmDropper) advance() []exec.Option { return nil }
+func (d *charlmDropper) advance() []exec.Option {
+	if d.key == nil {
+		return nil
+	}
+	return []exec.Option{exec.AdvanceKey(d.key)}
+}
