@@ -337,7 +337,8 @@ func (t *trainer) valLoss(ctx context.Context) (float64, error) {
 	return sum / float64(t.c.evalBatches), nil
 }
 
-// stepVar is the Variable counting AdamW's steps (of the decayed group).
+// stepCount reads the training steps taken so far from AdamW's step
+// counter (the decayed group's "<first matrix>/adam_step" Variable).
 func (t *trainer) stepCount() (int, error) {
 	v := t.g.Lookup(t.m.decay[0].Name() + "/adam_step")
 	if v == nil {
