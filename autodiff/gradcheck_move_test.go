@@ -24,11 +24,11 @@ func init() {
 		{"counts", op1(tensor.Shape{3, 4}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{2, 0, 1, 3}, 1) }},
 		{"axis0", op1(tensor.Shape{3, 2, 2}, u), func(x []*graph.Node) *graph.Node { return ops.Repeat(x[0], []int{1, 4, 2}, 0) }},
 	}
-	gradCases["SegmentSum"] = []gradCase{
-		{"runs", op1(tensor.Shape{2, 6}, u), func(x []*graph.Node) *graph.Node { return ops.SegmentSum(x[0], []int{3, 0, 1, 2}, 1) }},
+	gradCases["SumRuns"] = []gradCase{
+		{"runs", op1(tensor.Shape{2, 6}, u), func(x []*graph.Node) *graph.Node { return ops.SumRuns(x[0], []int{3, 0, 1, 2}, 1) }},
 		{"second-order", op1(tensor.Shape{5}, u), func(x []*graph.Node) *graph.Node {
-			// x * Repeat(SegmentSum(x)): the gradient runs both rules.
-			return ops.Mul(x[0], ops.Repeat(ops.SegmentSum(x[0], []int{2, 3}, 0), []int{2, 3}, 0))
+			// x * Repeat(SumRuns(x)): the gradient runs both rules.
+			return ops.Mul(x[0], ops.Repeat(ops.SumRuns(x[0], []int{2, 3}, 0), []int{2, 3}, 0))
 		}},
 	}
 	pw := func(lo, hi int) ops.PadWidth { return ops.PadWidth{Low: lo, High: hi} }

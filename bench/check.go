@@ -23,6 +23,7 @@ func CheckSpecs() []Spec {
 		CharLMCheckSpec(),
 		SortSpec(4096),
 		TopKSpec(4096, 100),
+		EmbedSpec(1000, 64, 4096),
 	}
 }
 

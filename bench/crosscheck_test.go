@@ -76,6 +76,9 @@ func TestCrossCheck(t *testing.T) {
 				if isG && (s.Kind == KindSort || s.Kind == KindTopK) {
 					t.Skip("Gorgonia has no sort")
 				}
+				if isG && s.Kind == KindEmbed {
+					t.Skip("Gorgonia has no embedding workload (no gather by an index tensor in its graph API used here)")
+				}
 				if isG && g.VM == "lisp" && s.Kind == KindMLP {
 					t.Skip("Gorgonia's LispMachine trains wrongly after the first step (see gorgoniaInst.runAll)")
 				}

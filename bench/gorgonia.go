@@ -164,6 +164,8 @@ func (e *Gorgonia) New(s Spec) (inst Instance, err error) {
 			return nil, err
 		}
 		in.learnable = G.Nodes{logits}
+	case KindEmbed:
+		return nil, fmt.Errorf("gorgonia: no embedding workload (no gather by an index tensor in the graph API this comparison uses)")
 	default:
 		return nil, fmt.Errorf("gorgonia: unknown workload kind %q", s.Kind)
 	}

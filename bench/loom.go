@@ -62,7 +62,10 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	        in exec/cpu/bench_test.go (the compiler fuses it);
 //	matmul: ops.MatMul(a, b);
 //	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits;
-//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true).
+//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true);
+//	embed:  ops.Gather(table, ids, 0) and autodiff.VJP by the table for the upstream
+//	        gradient gy (an IndexAdd into zeros);
+//	charlm: see newCharLM.
 func (e *Loom) New(s Spec) (Instance, error) {
 	g := graph.New()
 	in := &loomInst{spec: s}
@@ -140,6 +143,18 @@ func (e *Loom) New(s Spec) (Instance, error) {
 			outs = []*graph.Node{v, i}
 		}
 		in.feeds = exec.Feeds{x: f32(Uniform(s.Seed, s.N, -1, 1), s.N)}
+	case KindEmbed:
+		td, ids, gyd := s.embedData()
+		table := g.Input("table", tensor.Float32, s.Vocab, s.Dim)
+		id := g.Input("ids", tensor.Int64, s.Tokens)
+		gy := g.Input("gy", tensor.Float32, s.Tokens, s.Dim)
+		out := ops.Gather(table, id, 0)
+		outs = []*graph.Node{out, autodiff.VJP([]*graph.Node{out}, []*graph.Node{table}, []*graph.Node{gy})[0]}
+		idt, err := tensor.New(ids, s.Tokens)
+		if err != nil {
+			return nil, err
+		}
+		in.feeds = exec.Feeds{table: f32(td, s.Vocab, s.Dim), id: idt, gy: f32(gyd, s.Tokens, s.Dim)}
 	default:
 		return nil, fmt.Errorf("loom: unknown workload kind %q", s.Kind)
 	}
@@ -224,6 +239,9 @@ func (in *loomInst) Check() (map[string][]float64, error) {
 		for _, j := range idx {
 			res["indices"] = append(res["indices"], float64(j))
 		}
+	case KindEmbed:
+		res["out"] = subsample(values(in.outs[0]))
+		res["grad"] = subsample(values(in.outs[1]))
 	default:
 		res["out"] = subsample(values(in.outs[0]))
 	}

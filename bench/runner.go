@@ -56,6 +56,7 @@ type EngineResult struct {
 	MedianNs  float64   `json:"median_ns,omitempty"`
 	Allocs    *float64  `json:"allocs_per_iter,omitempty"` // Go engines only
 	GFLOPs    float64   `json:"gflops,omitempty"`          // at the median, where FLOPs are defined
+	GBs       float64   `json:"gbs,omitempty"`             // at the median, where Spec.Bytes is defined
 }
 
 func (r *EngineResult) ok() bool { return r != nil && r.Error == "" && r.MedianNs > 0 }
@@ -294,6 +295,9 @@ func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, er
 		if f := s.FLOPs(); f > 0 {
 			r.res.GFLOPs = f / r.res.MedianNs
 		}
+		if b := s.Bytes(); b > 0 {
+			r.res.GBs = b / r.res.MedianNs
+		}
 	}
 	if l := w.Engines["loom"]; l.ok() {
 		w.Speedup = map[string]float64{}
@@ -375,7 +379,7 @@ func (rep *Report) WriteTable(out io.Writer) {
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tloom\tgorgonia\tpytorch\tloom vs gorgonia\tloom vs pytorch\tallocs loom\tallocs gorgonia\tGFLOP/s loom/gorgonia/pytorch\t")
+	fmt.Fprintln(tw, "workload\tloom\tgorgonia\tpytorch\tloom vs gorgonia\tloom vs pytorch\tallocs loom\tallocs gorgonia\tGFLOP/s (GB/s) loom/gorgonia/pytorch\t")
 	for _, w := range rep.Workloads {
 		cells := []string{w.Spec.Name}
 		for _, n := range EngineNames {
@@ -409,6 +413,16 @@ func (rep *Report) WriteTable(out io.Writer) {
 				}
 			}
 			cells = append(cells, strings.Join(g, " / "))
+		} else if w.Spec.Bytes() > 0 {
+			var g []string
+			for _, n := range EngineNames {
+				if r := w.Engines[n]; r.ok() {
+					g = append(g, fmt.Sprintf("%.1f", r.GBs))
+				} else {
+					g = append(g, "n/a")
+				}
+			}
+			cells = append(cells, "("+strings.Join(g, " / ")+" GB/s)")
 		} else {
 			cells = append(cells, "")
 		}

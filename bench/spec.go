@@ -14,6 +14,7 @@ const (
 	KindXent   = "xent"   // softmax cross-entropy forward and backward on [Rows, Classes] logits
 	KindSort   = "sort"   // Sort of N float32 (one row), ascending
 	KindTopK   = "topk"   // TopK: the K largest of N float32 (one row) and their indices
+	KindEmbed  = "embed"  // embedding lookup Gather(table[Vocab,Dim], ids[Tokens]) and its scatter-add gradient
 )
 
 // Spec describes one workload completely: torch_bench.py receives it as
@@ -40,12 +41,15 @@ type Spec struct {
 	// charlm (see CharLMSpec): Vocab tokens, Blocks transformer blocks of
 	// width DModel with Heads heads, context Ctx; Batch windows; dropout
 	// rate Dropout; AdamW with learning rate LR.
+	// embed: a [Vocab, Dim] float32 table, Tokens int64 ids.
 	Vocab   int     `json:"vocab,omitempty"`
 	Blocks  int     `json:"blocks,omitempty"`
 	DModel  int     `json:"d_model,omitempty"`
 	Heads   int     `json:"heads,omitempty"`
 	Ctx     int     `json:"ctx,omitempty"`
 	Dropout float64 `json:"dropout,omitempty"`
+	Dim     int     `json:"dim,omitempty"`
+	Tokens  int     `json:"tokens,omitempty"`
 	// sort, topk: N elements; topk: the K largest.
 	K int `json:"k,omitempty"`
 
@@ -58,6 +62,18 @@ type Spec struct {
 func (s Spec) FLOPs() float64 {
 	if s.Kind == KindMatMul {
 		return 2 * float64(s.N) * float64(s.N) * float64(s.N)
+	}
+	return 0
+}
+
+// Bytes is the memory traffic of one iteration where the workload is
+// bound by it, else 0. embed: the lookup reads and writes Tokens rows
+// (2TD floats), the gradient writes the dense [Vocab, Dim] result once
+// (VD), reads the upstream gradient (TD) and reads and writes the rows it
+// adds to (2TD): 4 bytes × (5TD + VD).
+func (s Spec) Bytes() float64 {
+	if s.Kind == KindEmbed {
+		return 4 * (5*float64(s.Tokens)*float64(s.Dim) + float64(s.Vocab)*float64(s.Dim))
 	}
 	return 0
 }
@@ -129,6 +145,12 @@ func TopKSpec(n, k int) Spec {
 	return Spec{Name: fmt.Sprintf("topk/%s/k%d", sizeName(n), k), Kind: KindTopK, N: n, K: k, Seed: 510}
 }
 
+// EmbedSpec returns the embedding lookup of tokens ids in a vocab×dim
+// table and its gradient (issue 14).
+func EmbedSpec(vocab, dim, tokens int) Spec {
+	return Spec{Name: fmt.Sprintf("embed/%dx%d/t%d", vocab, dim, tokens), Kind: KindEmbed, Vocab: vocab, Dim: dim, Tokens: tokens, Seed: 500}
+}
+
 // Workloads lists the benchmark workloads of issue 7; quick keeps only the
 // small sizes (for smoke tests).
 func Workloads(quick bool) []Spec {
@@ -151,7 +173,7 @@ func Workloads(quick bool) []Spec {
 	for _, n := range []int{64, 256, 512, 1024, 2048} {
 		ws = append(ws, MatMulSpec(n))
 	}
-	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
+	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100), EmbedSpec(50000, 512, 8192)) // issue 14
 	return append(ws, XentSpec(256, 1000), CharLMSpec())
 }
 
@@ -179,6 +201,8 @@ func Filter(specs []Spec, re *regexp.Regexp) []Spec {
 //	matmul: a = Uniform(seed+0, n*n, -1, 1), b = Uniform(seed+1, n*n, -1, 1).
 //	xent:   logits = Uniform(seed+0, rows*classes, -3, 3); labels = Classes(seed+1, rows, classes).
 //	sort, topk: x = Uniform(seed+0, n, -1, 1).
+//	embed:  table = Uniform(seed+0, vocab*dim, -1, 1); ids = Classes(seed+1, tokens, vocab);
+//	        upstream gradient gy = Uniform(seed+2, tokens*dim, -1, 1).
 type mlpData struct {
 	x, y []float32   // [batch,in], one-hot [batch,out]
 	w, b [][]float32 // per layer
@@ -205,6 +229,13 @@ func (s Spec) chainData() (x, row []float32) {
 
 func (s Spec) matmulData() (a, b []float32) {
 	return Uniform(s.Seed, s.N*s.N, -1, 1), Uniform(s.Seed+1, s.N*s.N, -1, 1)
+}
+
+func (s Spec) embedData() (table []float32, ids []int64, gy []float32) {
+	for _, c := range Classes(s.Seed+1, s.Tokens, s.Vocab) {
+		ids = append(ids, int64(c))
+	}
+	return Uniform(s.Seed, s.Vocab*s.Dim, -1, 1), ids, Uniform(s.Seed+2, s.Tokens*s.Dim, -1, 1)
 }
 
 func (s Spec) xentData() (logits, y []float32) {

@@ -293,7 +293,29 @@ def blas():
     return "unknown"
 
 
-KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "charlm": CharLM}
+class Embed:
+    """F.embedding(ids, table) and its backward for the upstream gradient
+    gy into table.grad (PyTorch's dense embedding backward: zeros, then an
+    index_add of the rows)."""
+
+    def __init__(self, s):
+        v, d, t, seed = s["vocab"], s["dim"], s["tokens"], s["seed"]
+        self.table = uniform(seed, v * d, -1, 1).reshape(v, d).requires_grad_(True)
+        self.ids = classes(seed + 1, t, v)
+        self.gy = uniform(seed + 2, t * d, -1, 1).reshape(t, d)
+
+    def step(self):
+        self.table.grad = None
+        out = F.embedding(self.ids, self.table)
+        out.backward(self.gy)
+        return out
+
+    def check(self):
+        out = self.step()
+        return {"out": subsample(out), "grad": subsample(self.table.grad)}
+
+
+KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed, "charlm": CharLM}
 
 
 def main():

@@ -55,9 +55,6 @@ func admitted(d *opdef.Def) string {
 		if d.Arity == 3 { // Where: a bool condition
 			in[0] = tensor.Bool
 		}
-		if d.Name == "Repeat" || d.Name == "SegmentSum" { // their offsets are i64
-			in[1] = tensor.Int64
-		}
 		var attr graph.Attr
 		if d.Name == "Iota" { // no operands: the attribute names the dtype
 			in, attr = nil, opdef.IotaAttr{DType: dt, Shape: tensor.Shape{1}}
@@ -65,7 +62,18 @@ func admitted(d *opdef.Def) string {
 		if d.Kind == opdef.Random { // operand: the key; the attribute names the dtype
 			in, attr = []tensor.DType{tensor.Int32}, opdef.RandomAttr{DType: dt, Shape: tensor.Shape{1}, P: opdef.Bool(dt == tensor.Bool)}
 		}
-		if _, err := d.DType(in, attr); err == nil {
+		_, err := d.DType(in, attr)
+		if err != nil && n >= 2 {
+			// Operand 1 may be an index or offsets operand (i64): Repeat,
+			// SumRuns, the indexing ops.
+			in = make([]tensor.DType, n)
+			for i := range in {
+				in[i] = dt
+			}
+			in[1] = tensor.Int64
+			_, err = d.DType(in, attr)
+		}
+		if err == nil {
 			names = append(names, dt.Short())
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
 )
 
 // Storage says where a value of a Plan lives.
@@ -205,11 +206,31 @@ func inPlaceOK(n *graph.Node, k int) bool {
 	switch {
 	case d.Kind == opdef.Elementwise:
 	case n.Op() == opdef.OpFused && n.Attr().(*opdef.FusedAttr).Reduce == nil:
+	case k == 0 && isScatter(n):
+		// The scatters copy x into the result, then update it: in place
+		// they skip the copy (an embedding's gradient into zeros).
 	default:
 		return false
 	}
 	in := n.Input(k)
 	return in.Shape().Equal(n.Shape()) && in.DType().Size() == n.DType().Size()
+}
+
+// isScatter reports whether n is one of the scatters, which may update
+// operand 0 in place (inPlaceOK).
+func isScatter(n *graph.Node) bool {
+	return n.Op() == ops.OpScatter || n.Op() == ops.OpScatterAdd || n.Op() == ops.OpIndexAdd
+}
+
+// sharesBuffer reports whether operand k's buffer is also another
+// operand's (the same value, or views of one).
+func sharesBuffer(ins []int, k int, find func(int) int) bool {
+	for j, v := range ins {
+		if j != k && find(v) == find(ins[k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // assignArena gives every arena buffer an offset so that buffers whose
@@ -281,6 +302,9 @@ func (p *Plan) assignArena() {
 			for k, in := range s.In {
 				if p.Values[in].Storage != InArena || !inPlaceOK(s.Node, k) || p.Values[in].Bytes != p.Values[out].Bytes {
 					continue
+				}
+				if isScatter(s.Node) && sharesBuffer(s.In, k, find) {
+					continue // a scatter reads its other operands at other positions
 				}
 				if spanOf(in).end == si {
 					join(out, in)

@@ -198,17 +198,23 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"Concat":      func(xs ...*graph.Node) *graph.Node { return ops.Concat(0, xs...) },
 	"Slice":       func(xs ...*graph.Node) *graph.Node { return ops.Slice(xs[0], ops.R(0, 1)) },
 	"Pad":         func(xs ...*graph.Node) *graph.Node { return ops.Pad(xs[0], ops.PadWidth{Low: 1}) },
-	// Repeat and SegmentSum build their second operand (the offsets)
+	// Repeat and SumRuns build their second operand (the offsets)
 	// themselves; the primitives take it from Apply.
 	"Repeat": func(xs ...*graph.Node) *graph.Node {
 		return ops.Apply(ops.OpRepeat, opdef.RepeatAttr{Counts: []int{1, 2}}, xs...)
 	},
-	"SegmentSum": func(xs ...*graph.Node) *graph.Node {
-		return ops.Apply(ops.OpSegmentSum, opdef.RepeatAttr{Counts: []int{1, 1}}, xs...)
+	"SumRuns": func(xs ...*graph.Node) *graph.Node {
+		return ops.Apply(ops.OpSumRuns, opdef.RepeatAttr{Counts: []int{1, 1}}, xs...)
 	},
-	"Iota":       func(xs ...*graph.Node) *graph.Node { return ops.Iota(nil, tensor.Int64, 0, 3) }, // no operands: a nil graph
-	"Softmax":    func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
-	"LogSoftmax": func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
+	// indexing (issue 14)
+	"Gather":        func(xs ...*graph.Node) *graph.Node { return ops.Gather(xs[0], xs[1], 0) },
+	"TakeAlongAxis": func(xs ...*graph.Node) *graph.Node { return ops.TakeAlongAxis(xs[0], xs[1], 0) },
+	"Scatter":       func(xs ...*graph.Node) *graph.Node { return ops.Scatter(xs[0], xs[1], xs[2], 0) },
+	"ScatterAdd":    func(xs ...*graph.Node) *graph.Node { return ops.ScatterAdd(xs[0], xs[1], xs[2], 0) },
+	"IndexAdd":      func(xs ...*graph.Node) *graph.Node { return ops.IndexAdd(xs[0], xs[1], xs[2], 0) },
+	"Iota":          func(xs ...*graph.Node) *graph.Node { return ops.Iota(nil, tensor.Int64, 0, 3) }, // no operands: a nil graph
+	"Softmax":       func(xs ...*graph.Node) *graph.Node { return ops.Softmax(xs[0], 0) },
+	"LogSoftmax":    func(xs ...*graph.Node) *graph.Node { return ops.LogSoftmax(xs[0], 0) },
 	"CustomGrad": func(xs ...*graph.Node) *graph.Node {
 		return ops.CustomGradient("c", xs[0], xs[1:], func(dy *graph.Node) []*graph.Node { return []*graph.Node{dy} })
 	},
@@ -260,7 +266,8 @@ var composites = map[string]struct {
 	"LeakyRelu":                 {1, func(xs ...*graph.Node) *graph.Node { return ops.LeakyRelu(xs[0], 0.01) }},
 	"Elu":                       {1, func(xs ...*graph.Node) *graph.Node { return ops.Elu(xs[0], 1) }},
 	"Repeat-builder":            {1, func(xs ...*graph.Node) *graph.Node { return ops.Repeat(xs[0], []int{1, 2}, 0) }},
-	"SegmentSum-builder":        {1, func(xs ...*graph.Node) *graph.Node { return ops.SegmentSum(xs[0], []int{1, 1}, 0) }},
+	"SumRuns-builder":           {1, func(xs ...*graph.Node) *graph.Node { return ops.SumRuns(xs[0], []int{1, 1}, 0) }},
+	"SegmentSum":                {2, func(xs ...*graph.Node) *graph.Node { return ops.SegmentSum(xs[0], xs[1], 2) }},
 	"Tril":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Tril(xs[0], 0) }},
 	"Triu":                      {1, func(xs ...*graph.Node) *graph.Node { return ops.Triu(xs[0], 0) }},
 	"Stack":                     {2, func(xs ...*graph.Node) *graph.Node { return ops.Stack(0, xs...) }},

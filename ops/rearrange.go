@@ -313,7 +313,7 @@ func Tile(x *graph.Node, reps ...int) *graph.Node {
 //
 // One count (or equal ones) is one BroadcastTo; different counts are the
 // Repeat primitive, one gather whatever the counts, whose gradient is
-// SegmentSum.
+// SumRuns.
 func Repeat(x *graph.Node, counts []int, axis ...int) *graph.Node {
 	if _, bad := graph.Operands("Repeat", x); bad != nil {
 		return bad
@@ -632,7 +632,7 @@ func periodic(x *graph.Node, ax int, u *graph.Node, p int, w PadWidth) *graph.No
 
 // Op codes of the primitives behind Repeat with per-element counts and
 // its gradient.
-var OpRepeat, OpSegmentSum graph.Op
+var OpRepeat, OpSumRuns graph.Op
 
 func init() {
 	OpRepeat = define(&opdef.Def{Name: "Repeat", Doc: "each element along an axis repeated by its own count (numpy.repeat); operand 1 holds the counts' offsets",
@@ -640,18 +640,18 @@ func init() {
 		Cost: func(*graph.Node) float64 { return 0 }, Ref: refRepeat,
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			a := n.Attr().(opdef.RepeatAttr)
-			return each(need, func() *graph.Node { return segmentSum(g, a.Counts, a.Axis) })
+			return each(need, func() *graph.Node { return sumRuns(g, a.Counts, a.Axis) })
 		}})
-	OpSegmentSum = define(&opdef.Def{Name: "SegmentSum", Doc: "sums of consecutive runs of elements along an axis, one per count (Repeat's adjoint); operand 1 holds the counts' offsets",
+	OpSumRuns = define(&opdef.Def{Name: "SumRuns", Doc: "sums of consecutive runs of elements along an axis, one per count (Repeat's adjoint); operand 1 holds the counts' offsets",
 		Arity: 2, Kind: opdef.Movement, DType: dtSegments(numeric), Shape: shSegments(true),
-		Cost: func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }, Ref: refSegmentSum,
+		Cost: func(n *graph.Node) float64 { return float64(n.Input(0).Shape().Size()) }, Ref: refSumRuns,
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			a := n.Attr().(opdef.RepeatAttr)
 			return each(need, func() *graph.Node { return repeatEach(g, a.Counts, a.Axis) })
 		}})
 }
 
-// dtSegments is the dtype rule of Repeat and SegmentSum: operand 0 of
+// dtSegments is the dtype rule of Repeat and SumRuns: operand 0 of
 // the admitted types, operand 1 (the offsets) Int64.
 func dtSegments(s opdef.DTypeSet) opdef.DTypeRule {
 	same := sameDType(s)
@@ -664,7 +664,7 @@ func dtSegments(s opdef.DTypeSet) opdef.DTypeRule {
 }
 
 // shSegments is the shape rule of Repeat (sum false: the axis grows from
-// len(Counts) to their sum) and SegmentSum (the reverse); operand 1 has
+// len(Counts) to their sum) and SumRuns (the reverse); operand 1 has
 // len(Counts)+1 offsets.
 func shSegments(sum bool) opdef.ShapeRule {
 	return func(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
@@ -724,7 +724,7 @@ func refRepeat(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	}), nil
 }
 
-func refSegmentSum(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+func refSumRuns(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	a := n.Attr().(opdef.RepeatAttr)
 	src := segmentOf(a.Counts)
 	x := in[0]
@@ -763,23 +763,23 @@ func repeatEach(x *graph.Node, counts []int, axis int) *graph.Node {
 	return Apply(OpRepeat, opdef.RepeatAttr{Axis: axis, Counts: counts}, x, offsetsOf(x.Graph(), counts))
 }
 
-func segmentSum(x *graph.Node, counts []int, axis int) *graph.Node {
-	return Apply(OpSegmentSum, opdef.RepeatAttr{Axis: axis, Counts: counts}, x, offsetsOf(x.Graph(), counts))
+func sumRuns(x *graph.Node, counts []int, axis int) *graph.Node {
+	return Apply(OpSumRuns, opdef.RepeatAttr{Axis: axis, Counts: counts}, x, offsetsOf(x.Graph(), counts))
 }
 
-// SegmentSum sums consecutive runs of x's elements along axis: result
+// SumRuns sums consecutive runs of x's elements along axis: result
 // element i along the axis is the sum of the counts[i] elements that
 // follow the first counts[0]+...+counts[i-1] (0 for a zero count). The
 // counts must add up to the axis length. It is the adjoint of Repeat
-// (its gradient is a Repeat, and Repeat's is a SegmentSum), and
+// (its gradient is a Repeat, and Repeat's is a SumRuns), and
 // numpy.add.reduceat(x, offsets, axis) where no count is zero.
-func SegmentSum(x *graph.Node, counts []int, axis int) *graph.Node {
-	if _, bad := graph.Operands("SegmentSum", x); bad != nil {
+func SumRuns(x *graph.Node, counts []int, axis int) *graph.Node {
+	if _, bad := graph.Operands("SumRuns", x); bad != nil {
 		return bad
 	}
 	ax, err := normAxis(axis, x.Rank())
 	if err != nil {
-		return fail(graph.ErrShape, "SegmentSum", []*graph.Node{x}, "%v", err)
+		return fail(graph.ErrShape, "SumRuns", []*graph.Node{x}, "%v", err)
 	}
-	return segmentSum(x, counts, ax)
+	return sumRuns(x, counts, ax)
 }

@@ -168,9 +168,9 @@ func dtScatterAlong(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	return in[1], nil
 }
 
-// alongShapes checks that a and b have the same rank and the same
+// alongShapesSort checks that a and b have the same rank and the same
 // dimensions but along axis.
-func alongShapes(a, b tensor.Shape, axis int) error {
+func alongShapesSort(a, b tensor.Shape, axis int) error {
 	if axis < 0 || axis >= len(a) {
 		return shapeErr("axis %d is out of range for rank %d", axis, len(a))
 	}
@@ -190,7 +190,7 @@ func shGatherAlong(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	if a.Len != 0 {
 		return nil, argErr("GatherAlong's Len must be 0, got %d", a.Len)
 	}
-	if err := alongShapes(in[0], in[1], a.Axis); err != nil {
+	if err := alongShapesSort(in[0], in[1], a.Axis); err != nil {
 		return nil, err
 	}
 	if in[0][a.Axis] == 0 && in[1][a.Axis] > 0 {

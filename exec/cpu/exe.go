@@ -24,6 +24,10 @@ type prepareFn func(n *graph.Node) (*kernel, error)
 type kernel struct {
 	scratch int // bytes of scratch memory the kernel needs per instance
 	bind    func(a *args) func()
+	// ignoresIn0: the kernel never reads operand 0 (a scatter that fills
+	// its result with operand 0's broadcast constant); the step computing
+	// that operand is skipped when no other step reads it (Lower).
+	ignoresIn0 bool
 }
 
 // args gives a bound kernel its operands. The byte slices behind In and
@@ -72,6 +76,21 @@ func (a *args) Stopped() bool { return a.inst.done != nil && stop.Done(a.inst.do
 // when the kernel runs, not when it binds.
 func (a *args) Done() <-chan struct{} { return a.inst.done }
 
+// Fail records a run-time error of the kernel, such as an index out of
+// range: the executor checks after the step and makes Run return err
+// wrapped with the step's op, types and call site, so the step's output
+// is never used and the exec layer keeps the Variables' values. A kernel
+// that fails must still not read or write out of bounds; it calls Fail
+// from its bound function (once its loops are done) or from a loop body,
+// and the first error of a step is kept.
+func (a *args) Fail(err error) {
+	a.inst.pmu.Lock()
+	if a.inst.failed == nil {
+		a.inst.failed = err
+	}
+	a.inst.pmu.Unlock()
+}
+
 // Threads is the most parts a For loop is split into.
 func (a *args) Threads() int { return a.inst.exe.be.threads }
 
@@ -102,6 +121,9 @@ type instance struct {
 	// caller so that Run turns it into an error.
 	pmu      sync.Mutex
 	panicked any
+	// failed is the error a kernel of the running step reported with
+	// args.Fail (under pmu), returned by Run after the step.
+	failed error
 }
 
 // Lower prepares a kernel for every step.
@@ -126,8 +148,37 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		}
 		e.kernels[i] = k
 	}
+	e.skipUnread()
 	return e, nil
 }
+
+// skipUnread replaces by a no-op every kernel whose arena result no step
+// reads (its readers all ignore it: see kernel.ignoresIn0).
+func (e *executable) skipUnread() {
+	p := e.plan
+	reads := make([]int, len(p.Values))
+	ignored := false
+	for i, s := range p.Steps {
+		for k, v := range s.In {
+			if k == 0 && e.kernels[i] != nil && e.kernels[i].ignoresIn0 {
+				ignored = true
+				continue
+			}
+			reads[v]++
+		}
+	}
+	if !ignored {
+		return
+	}
+	for i, s := range p.Steps {
+		if e.kernels[i] != nil && p.Values[s.Out].Storage == exec.InArena && p.Values[s.Out].Alias < 0 && reads[s.Out] == 0 {
+			e.kernels[i] = noKernel
+		}
+	}
+}
+
+// noKernel is the kernel of a step whose result nothing reads.
+var noKernel = &kernel{bind: func(*args) func() { return func() {} }}
 
 func (e *executable) instance() (*instance, error) {
 	e.mu.Lock()
@@ -255,6 +306,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 		in.tr = nil
 		in.done = nil
+		in.failed = nil
 		// Drop references to the caller's memory before pooling.
 		for _, v := range p.Inputs {
 			in.slots[v] = nil
@@ -295,6 +347,9 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			r := in.panicked
 			in.panicked = nil
 			panic(r)
+		}
+		if in.failed != nil {
+			return fmt.Errorf("cpu: step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), in.failed)
 		}
 		if done != nil && stop.Done(done) {
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())

@@ -251,7 +251,7 @@ func prepareCopy(n *graph.Node) (*kernel, error) {
 	return &kernel{bind: copyLoop}, nil
 }
 
-// segments describes Repeat and SegmentSum along one axis: outer rows
+// segments describes Repeat and SumRuns along one axis: outer rows
 // before it, inner elements after it, the long axis (the counts' sum) and
 // the short one (one position per count), and for each long position the
 // count it belongs to. The offsets operand (In(1)) is not read: the
@@ -332,10 +332,10 @@ func repeatElems[T uint8 | uint16 | uint32 | uint64](s *segments) *kernel {
 	}}
 }
 
-// prepareSegmentSum sums, for every (outer row, short position), the
+// prepareSumRuns sums, for every (outer row, short position), the
 // inner blocks of its run of long positions, in order, in float64 for
 // the float types and int64 (wrapping) for the integers.
-func prepareSegmentSum(n *graph.Node) (*kernel, error) {
+func prepareSumRuns(n *graph.Node) (*kernel, error) {
 	if n.Shape().Size() == 0 {
 		return prepareCopy(n)
 	}
@@ -347,24 +347,24 @@ func prepareSegmentSum(n *graph.Node) (*kernel, error) {
 	}
 	switch n.DType() {
 	case tensor.Float32:
-		return segmentSumKernel[float32, float64](s, off), nil
+		return sumRunsKernel[float32, float64](s, off), nil
 	case tensor.Float64:
-		return segmentSumKernel[float64, float64](s, off), nil
+		return sumRunsKernel[float64, float64](s, off), nil
 	case tensor.Int32:
-		return segmentSumKernel[int32, int64](s, off), nil
+		return sumRunsKernel[int32, int64](s, off), nil
 	case tensor.Int64:
-		return segmentSumKernel[int64, int64](s, off), nil
+		return sumRunsKernel[int64, int64](s, off), nil
 	case tensor.Int8:
-		return segmentSumKernel[int8, int64](s, off), nil
+		return sumRunsKernel[int8, int64](s, off), nil
 	case tensor.Int16:
-		return segmentSumKernel[int16, int64](s, off), nil
+		return sumRunsKernel[int16, int64](s, off), nil
 	case tensor.Uint8:
-		return segmentSumKernel[uint8, int64](s, off), nil
+		return sumRunsKernel[uint8, int64](s, off), nil
 	}
-	return nil, fmt.Errorf("no SegmentSum kernel for %v", n.DType())
+	return nil, fmt.Errorf("no SumRuns kernel for %v", n.DType())
 }
 
-func segmentSumKernel[T elem | int8 | int16, W wide](s *segments, off []int) *kernel {
+func sumRunsKernel[T elem | int8 | int16, W wide](s *segments, off []int) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		l := a.Loop(func(lo, hi, _ int) {
 			src, dst := as[T](a.In(0)), as[T](a.Out())

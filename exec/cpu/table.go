@@ -139,7 +139,7 @@ func init() {
 		ops.OpConcat:      kernelOf(prepareConcat),
 		ops.OpPad:         kernelOf(preparePad),
 		ops.OpRepeat:      kernelOf(prepareRepeat),
-		ops.OpSegmentSum:  kernelOf(prepareSegmentSum),
+		ops.OpSumRuns:     kernelOf(prepareSumRuns),
 		ops.OpIota:        kernelOf(prepareIota),
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
@@ -155,6 +155,12 @@ func init() {
 		// random (issue 14)
 		ops.OpRandomBits: kernelOf(prepareRandom), ops.OpRandomUniform: kernelOf(prepareRandom),
 		ops.OpRandomNormal: kernelOf(prepareRandom), ops.OpRandomBernoulli: kernelOf(prepareRandom),
+		// indexing (issue 14)
+		ops.OpGather:        kernelOf(prepareGather),
+		ops.OpTakeAlongAxis: kernelOf(prepareTakeAlongAxis),
+		ops.OpScatter:       kernelOf(prepareScatter),
+		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
+		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
 	}
 }
 

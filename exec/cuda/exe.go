@@ -39,6 +39,10 @@ type stepExec struct {
 	mm       *mmPlan
 	copy     bool // a device-to-device copy of In[0]
 	name     string
+	// check, when set, is the kernel's index check; its status words are
+	// at status in the program's status buffer.
+	check  *cudagen.IndexCheck
+	status int64
 }
 
 // executable is a Program lowered for the GPU: its module, its arena and
@@ -60,10 +64,16 @@ type executable struct {
 	outOff             []int64
 	scratch            cu.DevicePtr
 	hasMM              bool
-	events             []cu.Event // created on the first profiled run
-	times              []evTime
-	mu                 sync.Mutex
-	closed             bool
+	// statusBytes of device memory at statusDev hold the status words of
+	// the steps that check indices, zeroed before each run and copied
+	// after it into pinned memory at statusOff.
+	statusBytes int64
+	statusDev   cu.DevicePtr
+	statusOff   int64
+	events      []cu.Event // created on the first profiled run
+	times       []evTime
+	mu          sync.Mutex
+	closed      bool
 	// The Run in progress (under mu), for runFn, bound once so that a Run
 	// allocates no closure.
 	ctx   context.Context
@@ -133,6 +143,10 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		}
 		for _, l := range k.Launches {
 			st.launches = append(st.launches, newLaunch(l))
+		}
+		if k.Check != nil {
+			st.check, st.status = k.Check, e.statusBytes
+			e.statusBytes += 8 * cudagen.StatusWords
 		}
 		scratch = max(scratch, k.ScratchBytes)
 	}
@@ -239,6 +253,11 @@ func (e *executable) setup(im *image, scratch int64) error {
 			return err
 		}
 	}
+	if e.statusBytes > 0 {
+		if e.statusDev, err = alloc(e.statusBytes); err != nil {
+			return err
+		}
+	}
 	var staging int64
 	for i, v := range p.Inputs {
 		e.upNames = append(e.upNames, "upload "+p.InputNodes[i].Name())
@@ -250,6 +269,8 @@ func (e *executable) setup(im *image, scratch int64) error {
 		e.outOff = append(e.outOff, staging)
 		staging += align(p.Values[v].Bytes)
 	}
+	e.statusOff = staging
+	staging += align(e.statusBytes)
 	if staging > 0 {
 		if e.pinned, err = d.MemAllocHost(staging); err != nil {
 			return fmt.Errorf("allocating %d bytes of pinned host memory: %w", staging, err)
@@ -375,6 +396,11 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			return fmt.Errorf("cuda: cublasSetStream: %w", err)
 		}
 	}
+	if e.statusBytes > 0 {
+		if err := d.MemsetD8Async(e.statusDev, 0, e.statusBytes, e.stream); err != nil {
+			return fmt.Errorf("cuda: clearing the index checks' status: %w", err)
+		}
+	}
 	done := ctx.Done()
 	for i, s := range p.Steps {
 		if s.Kind == exec.AliasStep {
@@ -422,9 +448,17 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			return fmt.Errorf("cuda: downloading output %d: %w", i, err)
 		}
 	}
+	if e.statusBytes > 0 {
+		if err := d.MemcpyDtoHAsync(ptrOf(e.pinned[e.statusOff:e.statusOff+e.statusBytes]), e.statusDev, e.statusBytes, e.stream); err != nil {
+			return fmt.Errorf("cuda: reading the index checks' status: %w", err)
+		}
+	}
 	synced = true
 	if err := d.StreamSynchronize(e.stream); err != nil {
 		return e.asyncErr(err)
+	}
+	if err := e.checkStatus(); err != nil {
+		return err
 	}
 	for i, v := range p.Outputs {
 		n := p.Values[v].Bytes
@@ -432,6 +466,27 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 	}
 	if tm.on {
 		return e.report(dobs, h0)
+	}
+	return nil
+}
+
+// checkStatus returns the error of the first step (in order) whose index
+// check found an index out of range in this run, naming the step's op,
+// types and call site.
+func (e *executable) checkStatus() error {
+	if e.statusBytes == 0 {
+		return nil
+	}
+	words := unsafe.Slice((*int64)(unsafe.Pointer(&e.pinned[e.statusOff])), e.statusBytes/8)
+	for i := range e.steps {
+		st := &e.steps[i]
+		if st.check == nil {
+			continue
+		}
+		w := words[st.status/8 : st.status/8+cudagen.StatusWords]
+		if err := st.check.Err(w); err != nil {
+			return fmt.Errorf("cuda: step %d of %d (%s): %w", i, len(e.steps), e.plan.DescribeStep(i), err)
+		}
 	}
 	return nil
 }
@@ -502,6 +557,8 @@ func (e *executable) enqueue(i int) error {
 				l.vals[k] = e.ptr[s.Out]
 			case cudagen.Scratch:
 				l.vals[k] = e.scratch
+			case cudagen.Status:
+				l.vals[k] = e.statusDev + cu.DevicePtr(st.status)
 			}
 		}
 		sp := &l.spec

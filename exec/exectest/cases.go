@@ -79,6 +79,7 @@ func Cases() []Case {
 	cs = append(cs, smallIntScanCases()...)
 	cs = append(cs, randomCases()...) // random (issue 14)
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
+	cs = append(cs, indexCases()...)
 	return cs
 }
 

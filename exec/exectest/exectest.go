@@ -84,6 +84,7 @@ func Run(t *testing.T, open Opener) {
 		}
 	})
 	t.Run("run-errors", func(t *testing.T) { runErrors(t, be) })
+	t.Run("index-errors", func(t *testing.T) { indexRunErrors(t, be) })
 }
 
 // modes: every case runs through the whole optimising pipeline, and with
@@ -136,9 +137,6 @@ func admits(d *opdef.Def, dt tensor.DType) bool {
 	if d.Op == ops.OpWhere {
 		in[0] = tensor.Bool
 	}
-	if d.Op == ops.OpRepeat || d.Op == ops.OpSegmentSum { // their offsets are i64
-		in[1] = tensor.Int64
-	}
 	var attr graph.Attr
 	if d.Op == ops.OpCast {
 		attr = opdef.CastAttr{To: tensor.Float32}
@@ -147,6 +145,16 @@ func admits(d *opdef.Def, dt tensor.DType) bool {
 		in, attr = []tensor.DType{tensor.Int32}, opdef.RandomAttr{DType: dt, Shape: tensor.Shape{1}}
 	}
 	_, err := d.DType(in, attr)
+	if err != nil && n >= 2 {
+		// Operand 1 may be an index or offsets operand (i64): Repeat,
+		// SumRuns, the indexing ops.
+		in = make([]tensor.DType, n)
+		for i := range in {
+			in[i] = dt
+		}
+		in[1] = tensor.Int64
+		_, err = d.DType(in, attr)
+	}
 	return err == nil
 }
 

@@ -81,9 +81,9 @@ func (a IotaAttr) EqualAttr(b graph.Attr) bool {
 	return ok && a.DType == c.DType && a.Axis == c.Axis && slices.Equal(a.Shape, c.Shape)
 }
 
-// RepeatAttr is the attribute of Repeat and SegmentSum: the axis and the
+// RepeatAttr is the attribute of Repeat and SumRuns: the axis and the
 // counts along it (Repeat: how many times each element of the operand
-// appears; SegmentSum: how many consecutive elements of the operand each
+// appears; SumRuns: how many consecutive elements of the operand each
 // result element sums).
 type RepeatAttr struct {
 	Axis   int

@@ -57,6 +57,9 @@ const (
 	Out
 	// Scratch is the kernel's scratch buffer (Kernel.ScratchBytes).
 	Scratch
+	// Status is the step's StatusWords long long words, zeroed by the
+	// backend before every run and read after it (Kernel.Check).
+	Status
 )
 
 func (k ArgKind) String() string {
@@ -67,6 +70,8 @@ func (k ArgKind) String() string {
 		return "out"
 	case Scratch:
 		return "scratch"
+	case Status:
+		return "status"
 	}
 	return fmt.Sprintf("argkind(%d)", uint8(k))
 }
@@ -112,6 +117,10 @@ type Kernel struct {
 	Funcs        []Func
 	Launches     []Launch
 	ScratchBytes int64
+	// Check, when set, says that the launches check indices and report a
+	// bad one in the step's status words (a Status argument): after the
+	// run the backend turns them into an error with Check.Err.
+	Check *IndexCheck
 }
 
 // Supports returns nil when the backend can compute n: with a kernel of
@@ -163,6 +172,9 @@ func Generate(n *graph.Node, t Target) (*Kernel, error) {
 	g := &gen{t: t.withDefaults()}
 	if err := table[n.Op()].gen(g, n); err != nil {
 		return nil, fmt.Errorf("cudagen: %s: %w", describe(n), err)
+	}
+	if len(g.k.Launches) > 0 {
+		g.k.Check = indexCheckOf(n)
 	}
 	return &g.k, nil
 }

@@ -377,14 +377,29 @@ func supportNodes(t *testing.T) []*graph.Node {
 					ns = append(ns, ops.Apply(d.Op, opdef.PadAttr{Widths: []ops.PadWidth{{Low: 1, Interior: 1}, {High: 2}}}, x))
 				case ops.OpIota:
 					ns = append(ns, ops.Iota(g, dt, 1, 2, 3))
-				case ops.OpRepeat, ops.OpSegmentSum:
+				case ops.OpRepeat, ops.OpSumRuns:
 					off, _ := tensor.New([]int64{0, 2, 2, 3}, 4) // counts 2, 0, 1
 					counts := []int{2, 0, 1}
-					if d.Op == ops.OpSegmentSum {
+					if d.Op == ops.OpSumRuns {
 						off, _ = tensor.New([]int64{0, 1, 3}, 3) // counts 1, 2
 						counts = []int{1, 2}
 					}
 					ns = append(ns, ops.Apply(d.Op, opdef.RepeatAttr{Axis: 1, Counts: counts}, x, g.Const(off)))
+				case ops.OpGather, ops.OpTakeAlongAxis, ops.OpScatter, ops.OpScatterAdd, ops.OpIndexAdd:
+					// indexing (issue 14): i32 and i64 indices.
+					for _, it := range []tensor.DType{tensor.Int32, tensor.Int64} {
+						a := opdef.AxisAttr{Axis: 1}
+						switch d.Op {
+						case ops.OpGather:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 4)))
+						case ops.OpTakeAlongAxis:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 2, 5)))
+						case ops.OpIndexAdd:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 4), in(dt, 2, 4)))
+						default:
+							ns = append(ns, ops.Apply(d.Op, a, x, in(it, 2, 5), in(dt, 2, 5)))
+						}
+					}
 				case ops.OpCustomGrad:
 					ns = append(ns, ops.Apply(d.Op, opdef.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
 				default:

@@ -65,6 +65,12 @@
 //     tiles in shared memory and global compare-and-swap passes over
 //     scratch. SearchSorted: a thread per value; GatherAlong a thread
 //     per element; ScatterAlong a thread per line.
+//   - Indexing (index.go): Gather and TakeAlongAxis a thread per result
+//     element; Scatter, ScatterAdd and IndexAdd a copy of x (skipped in
+//     place), then a thread per (line, destination range) walking the
+//     indices in order, so that every element has one writer; a bad index
+//     sets the step's status word (a Status argument) and a one-thread
+//     launch finds the first.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.

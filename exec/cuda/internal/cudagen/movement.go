@@ -282,7 +282,7 @@ func (g *gen) pad(n *graph.Node) {
 	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: Out})
 }
 
-// segmentDims are the sizes of Repeat and SegmentSum: outer rows before
+// segmentDims are the sizes of Repeat and SumRuns: outer rows before
 // the axis, inner elements after it, the long axis (the counts' sum) and
 // the short one (one position per count).
 func segmentDims(n *graph.Node) (outer, inner, long, short int64) {
@@ -328,11 +328,11 @@ func (g *gen) repeat(n *graph.Node) {
 	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
 }
 
-// segmentSum launches SegmentSum: each result element adds its run of
+// sumRuns launches SumRuns: each result element adds its run of
 // the operand (the offsets, clamped to the axis, bound it) in order, in
 // double for the float types and in wrapping 64-bit integers for the
 // integers.
-func (g *gen) segmentSum(n *graph.Node) {
+func (g *gen) sumRuns(n *graph.Node) {
 	_, inner, long, short := segmentDims(n)
 	size := int64(n.Shape().Size())
 	ct := segmentTypes[n.DType()]
@@ -361,17 +361,17 @@ func (g *gen) segmentSum(n *graph.Node) {
 	g.launch(fn, g.gridFor(size, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
 }
 
-// segmentTypes are the C types SegmentSum adds in (the integers through
+// segmentTypes are the C types SumRuns adds in (the integers through
 // 64-bit wrapping sums).
 var segmentTypes = map[tensor.DType]string{
 	tensor.Float32: "float", tensor.Float64: "double",
 	tensor.Int8: "signed char", tensor.Int16: "short", tensor.Int32: "int", tensor.Int64: "long long", tensor.Uint8: "unsigned char",
 }
 
-// checkSegmentSum admits the dtypes SegmentSum has arithmetic for.
-func checkSegmentSum(n *graph.Node) error {
+// checkSumRuns admits the dtypes SumRuns has arithmetic for.
+func checkSumRuns(n *graph.Node) error {
 	if segmentTypes[n.DType()] == "" {
-		return fmt.Errorf("no SegmentSum for %v", n.DType())
+		return fmt.Errorf("no SumRuns for %v", n.DType())
 	}
 	return nil
 }

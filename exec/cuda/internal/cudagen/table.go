@@ -152,9 +152,9 @@ func rows() []row {
 		{ops.OpPad, move((*gen).pad)},
 		{ops.OpRepeat, move((*gen).repeat)},
 		{ops.OpIota, move((*gen).iota)},
-		{ops.OpSegmentSum, entry{check: checkSegmentSum, gen: func(g *gen, n *graph.Node) error {
+		{ops.OpSumRuns, entry{check: checkSumRuns, gen: func(g *gen, n *graph.Node) error {
 			if n.Shape().Size() > 0 {
-				g.segmentSum(n)
+				g.sumRuns(n)
 			}
 			return nil
 		}}},
@@ -176,6 +176,12 @@ func rows() []row {
 
 		// random (issue 14)
 		{ops.OpRandomBits, randomRow}, {ops.OpRandomUniform, randomRow}, {ops.OpRandomNormal, randomRow}, {ops.OpRandomBernoulli, randomRow},
+		// indexing (issue 14): index.go
+		{ops.OpGather, indexing()},
+		{ops.OpTakeAlongAxis, indexing()},
+		{ops.OpScatter, indexing()},
+		{ops.OpScatterAdd, indexing()},
+		{ops.OpIndexAdd, indexing()},
 	}
 }
 
