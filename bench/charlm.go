@@ -95,7 +95,7 @@ func (s Spec) charlmData() (x, y []int32) {
 // matrices only), the learning rate fed as a scalar Input (as the
 // example's schedule does), and the dropout key advanced every Run.
 func (e *Loom) newCharLM(g *graph.Graph, s Spec, in *loomInst) ([]*graph.Node, []exec.Option, error) {
-	B, T, D, H, V := s.Batch, s.Ctx, s.DModel, s.Heads, s.Vocab
+	B, T, D, H := s.Batch, s.Ctx, s.DModel, s.Heads
 	if D%H != 0 {
 		return nil, nil, fmt.Errorf("charlm: d_model %d is not a multiple of %d heads", D, H)
 	}
@@ -146,7 +146,7 @@ func (e *Loom) newCharLM(g *graph.Graph, s Spec, in *loomInst) ([]*graph.Node, [
 	}
 	linear := func(h *graph.Node, w, b string) *graph.Node { return ops.Add(ops.MatMul(h, vars[w]), vars[b]) }
 
-	h := charlmEmbed(vars["tok_emb"], x, V)
+	h := charlmEmbed(vars["tok_emb"], x)
 	h = drop.apply(ops.Reshape(ops.Add(h, vars["pos_emb"]), B*T, D))
 	for l := 0; l < s.Blocks; l++ {
 		p := fmt.Sprintf("block%d/", l)

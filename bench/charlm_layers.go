@@ -6,15 +6,9 @@ import (
 	"github.com/loomgraph/loom/ops"
 )
 
-// charlmEmbed looks up the rows of table [V,D] for ids [B,T]: [B,T,D].
-//
-// Stand-in until ops.Gather lands: a one-hot matrix product, as
-// examples/charlm does meanwhile.
-func charlmEmbed(table, ids *graph.Node, vocab int) *graph.Node {
-	B, T := ids.Shape()[0], ids.Shape()[1]
-	oh := ops.Reshape(ops.OneHot(ids, vocab, table.DType()), B*T, vocab)
-	return ops.Reshape(ops.MatMul(oh, table), B, T, table.Shape()[1])
-}
+// charlmEmbed looks up the rows of table [V,D] for ids [B,T]: [B,T,D]
+// (ops.Gather, as examples/charlm).
+func charlmEmbed(table, ids *graph.Node) *graph.Node { return ops.Gather(table, ids, 0) }
 
 // charlmDropper applies ops.Dropout at rate, with a key per site folded
 // from one key Variable advanced once per Run (as examples/charlm).

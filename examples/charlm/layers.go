@@ -6,14 +6,9 @@ import (
 	"github.com/loomgraph/loom/ops"
 )
 
-// embed looks up the rows of table [V,D] for ids [B,T]: [B,T,D].
-//
-// Stand-in until ops.Gather lands: a one-hot matrix product.
-func embed(table, ids *graph.Node, vocab int) *graph.Node {
-	B, T := ids.Shape()[0], ids.Shape()[1]
-	oh := ops.Reshape(ops.OneHot(ids, vocab, table.DType()), B*T, vocab)
-	return ops.Reshape(ops.MatMul(oh, table), B, T, table.Shape()[1])
-}
+// embed looks up the rows of table [V,D] for ids [B,T]: [B,T,D]
+// (ops.Gather; its gradient scatter-adds into the table's rows).
+func embed(table, ids *graph.Node) *graph.Node { return ops.Gather(table, ids, 0) }
 
 // dropper hands every dropout site of a training step its own key,
 // folded (ops.FoldIn) from one key Variable that advances once per Run

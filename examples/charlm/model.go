@@ -154,7 +154,7 @@ func (m *model) forward(ids *graph.Node, drop *dropper) *graph.Node {
 	B, T := ids.Shape()[0], ids.Shape()[1]
 	D, H := m.cfg.dModel, m.cfg.heads
 	dh := D / H
-	x := embed(m.tok, ids, m.cfg.vocab)                   // [B,T,D]
+	x := embed(m.tok, ids)                                // [B,T,D]
 	x = ops.Add(x, ops.Slice(m.pos, ops.R(0, T)))         // + positions [T,D]
 	x = drop.apply(ops.Reshape(x, B*T, D), m.cfg.dropout) // [B·T, D]
 	mask := m.mask
