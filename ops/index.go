@@ -74,7 +74,7 @@ func init() {
 		}})
 }
 
-// IsIndexDType reports whether dt can hold indices: int32 or int64.
+// isIndexDType reports whether dt can hold indices: int32 or int64.
 func isIndexDType(dt tensor.DType) bool { return dt == tensor.Int32 || dt == tensor.Int64 }
 
 // dtIndexed is the dtype rule of the indexing ops of arity operands:
@@ -182,7 +182,7 @@ func shIndexAdd(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 	return x.Clone(), nil
 }
 
-// IndexGeom is x's shape split at axis: Outer elements before it (the
+// indexGeom is x's shape split at axis: Outer elements before it (the
 // product of the axes before), the axis length D, Inner after it.
 type indexGeom struct{ outer, d, inner int }
 

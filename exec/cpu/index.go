@@ -252,6 +252,9 @@ type ixScatterPlan struct {
 	ichunk, nichunks, dparts int
 }
 
+// minChunk is the fewest inner elements a piece of a scatter handles.
+const minChunk = 64
+
 // planIxScatter cuts the work into about four pieces per thread; work is
 // the number of updated elements.
 func planIxScatter(g *ixGeom, threads, work int) ixScatterPlan {
@@ -261,16 +264,28 @@ func planIxScatter(g *ixGeom, threads, work int) ixScatterPlan {
 		return p
 	}
 	pieces := g.outer
-	if pieces < want && g.d > 1 {
-		// Destination ranges first: whole inner rows stay together.
-		p.dparts = min(g.d, (want+pieces-1)/pieces)
-		pieces *= p.dparts
+	ranges := func() {
+		// Destination ranges: each piece scans every index and handles
+		// those in its range, adding whole rows.
+		if pieces < want && g.d > 1 {
+			p.dparts = min(g.d, (want+pieces-1)/pieces)
+			pieces *= p.dparts
+		}
 	}
-	if pieces < want && g.inner >= 32 {
-		p.nichunks = min(g.inner/16, (want+pieces-1)/pieces)
+	if g.d >= 4*want {
+		// Many destination rows (an embedding's gradient): ranges first.
+		ranges()
+	}
+	if pieces < want && g.inner >= 2*minChunk {
+		// Few destination rows (many updates into few): inner chunks,
+		// so that every piece reads the updates in order (streams that
+		// prefetch well) rather than the scattered rows of its range.
+		p.nichunks = min(g.inner/minChunk, (want+pieces-1)/pieces)
 		p.ichunk = (g.inner + p.nichunks - 1) / p.nichunks
 		p.nichunks = (g.inner + p.ichunk - 1) / p.ichunk
+		pieces *= p.nichunks
 	}
+	ranges()
 	return p
 }
 

@@ -62,14 +62,17 @@ func TestIndexBuildErrorForConstIndices(t *testing.T) {
 
 // TestScatterAddThreadIndependent: the scatter-add of many rows into few,
 // split across threads, gives bit-identical float32 results whatever the
-// thread count (each destination element is added in index order).
+// thread count (each destination element is added in index order): into
+// 16 rows of 256 (split by inner chunks), into 2000 rows (split by
+// destination ranges), and a 1-D SegmentSum into 7 (ranges of one row).
 func TestScatterAddThreadIndependent(t *testing.T) {
-	const rows, dim, n = 16, 64, 40000
-	x := exectest.Rand(tensor.Float32, tensor.Shape{rows, dim}, -1, 1, 3)
-	src := exectest.Rand(tensor.Float32, tensor.Shape{n, dim}, -1, 1, 4)
-	ids := exectest.Rand(tensor.Int64, tensor.Shape{n}, -rows, rows, 5)
-	src1 := exectest.Rand(tensor.Float32, tensor.Shape{n}, -1, 1, 6)
-	ids1 := exectest.Rand(tensor.Int32, tensor.Shape{n}, 0, 7, 7)
+	const n = 10000
+	x := exectest.Rand(tensor.Float32, tensor.Shape{16, 256}, -1, 1, 3)
+	src := exectest.Rand(tensor.Float32, tensor.Shape{n, 256}, -1, 1, 4)
+	ids := exectest.Rand(tensor.Int64, tensor.Shape{n}, -16, 16, 5)
+	big := exectest.Rand(tensor.Int32, tensor.Shape{n}, 0, 2000, 8)
+	src1 := exectest.Rand(tensor.Float32, tensor.Shape{4 * n}, -1, 1, 6)
+	ids1 := exectest.Rand(tensor.Int32, tensor.Shape{4 * n}, 0, 7, 7)
 	var first []*tensor.Tensor
 	for _, threads := range []int{1, 2, 3, 8} {
 		be, err := cpu.New(cpu.Threads(threads))
@@ -77,10 +80,11 @@ func TestScatterAddThreadIndependent(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := graph.New()
-		xs, feeds := exectest.Inputs(g, x, ids, src, src1, ids1)
+		xs, feeds := exectest.Inputs(g, x, ids, src, src1, ids1, big)
 		outs := []*graph.Node{
 			ops.IndexAdd(xs[0], xs[1], xs[2], 0),
 			ops.SegmentSum(xs[3], xs[4], 7),
+			ops.SegmentSum(xs[2], xs[5], 2000),
 		}
 		prog, err := exec.Compile(be, outs)
 		if err != nil {
@@ -94,8 +98,8 @@ func TestScatterAddThreadIndependent(t *testing.T) {
 		}
 		if first == nil {
 			first = got
-			// Against the float64 reference: float32 sums of about 2500
-			// terms in [-1,1).
+			// Against the float64 reference: float32 sums of up to about
+			// 5700 terms in [-1,1).
 			want, err := exectest.Eval(outs, feeds)
 			if err != nil {
 				t.Fatal(err)
