@@ -142,8 +142,8 @@ func equalBytes(a, b []byte) bool { return string(a) == string(b) }
 
 // precision converts float computation from the graph's float type to the
 // one asked for: Inputs are cast on entry, Consts and Variables are held
-// in the new type, Casts to the old type retarget, and outputs are cast
-// back to their declared types.
+// in the new type, Casts to the old type retarget, float random ops draw
+// in the new type, and outputs are cast back to their declared types.
 func precision(c *compilation) error {
 	to := c.cfg.precision
 	if to == 0 {
@@ -177,6 +177,11 @@ func precision(c *compilation) error {
 			return ng.ConstShared(convert(n.Value()), n.Site())
 		case n.Op() == ops.OpCast && n.DType() == from:
 			return ops.Cast(ins[0], to)
+		case n.DType() == from && opdef.Lookup(n.Op()) != nil && opdef.Lookup(n.Op()).Kind == opdef.Random:
+			// random (issue 14): a float random op draws in the new type
+			a := n.Attr().(opdef.RandomAttr)
+			a.DType = to
+			return ng.Add(graph.Spec{Op: n.Op(), Attr: a, Inputs: ins, DType: to, Shape: n.Shape(), Name: n.Name(), Site: n.Site()})
 		}
 		return nil
 	})

@@ -470,3 +470,20 @@ func ExampleRandomUniform() {
 	// f32[4] [0.39904642 0.88052016 0.73571277  0.6054818]
 	// f32[4] [2 0 0 0]
 }
+
+// TestRandomPrecision: under exec.Precision a float random op draws in
+// the compute type: a float32 graph computed in float64 gives what the
+// same graph written in float64 gives.
+func TestRandomPrecision(t *testing.T) {
+	xt := exectest.Rand(tensor.Float32, tensor.Shape{50}, -1, 1, 3)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 50)
+	key := ops.Key(g, 9)
+	y := ops.Add(x, ops.RandomNormal(key, tensor.Float32, 50))
+	want := ops.Cast(ops.Add(ops.Cast(x, tensor.Float64), ops.RandomNormal(key, tensor.Float64, 50)), tensor.Float32)
+	got := runOn(t, nil, []*graph.Node{y}, exec.Feeds{x: xt}, exec.Precision(tensor.Float64))
+	ref := runOn(t, nil, []*graph.Node{want}, exec.Feeds{x: xt})
+	if !bytes.Equal(got[0].Bytes(), ref[0].Bytes()) {
+		t.Errorf("Precision(f64): %v, want %v", got[0], ref[0])
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // The random ops (ops/random.go): one thread per Philox4x32-10 block of
 // the stream (counter (lo32(b), hi32(b), stream)), the ten rounds written
-// out in C with __umulhi for the high halves, each block giving 4/w
+// out in C with 64-bit products for the high halves, each block giving 4/w
 // elements of w words, mapped to values by the same arithmetic as
 // internal/scalar's Uniform32, Uniform64, Normal32, Normal64 and
 // BernoulliThreshold. The raw words are bit-identical to the CPU's; the
@@ -70,12 +70,13 @@ func (g *gen) random(n *graph.Node) {
 	c.line("k0 += 0x%08Xu;", uint32(philoxW0))
 	c.line("k1 += 0x%08Xu;", uint32(philoxW1))
 	c.line("}")
-	c.line("const unsigned int lo0 = 0x%08Xu * c0, hi0 = __umulhi(0x%08Xu, c0);", uint32(philoxM0), uint32(philoxM0))
-	c.line("const unsigned int lo1 = 0x%08Xu * c2, hi1 = __umulhi(0x%08Xu, c2);", uint32(philoxM1), uint32(philoxM1))
-	c.line("c0 = hi1 ^ c1 ^ k0;")
-	c.line("c1 = lo1;")
-	c.line("c2 = hi0 ^ c3 ^ k1;")
-	c.line("c3 = lo0;")
+	// 32x32 -> 64-bit products (mul.wide.u32 on the device).
+	c.line("const unsigned long long p0 = (unsigned long long)0x%08Xu * c0;", uint32(philoxM0))
+	c.line("const unsigned long long p1 = (unsigned long long)0x%08Xu * c2;", uint32(philoxM1))
+	c.line("c0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0;")
+	c.line("c1 = (unsigned int)p1;")
+	c.line("c2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;")
+	c.line("c3 = (unsigned int)p0;")
 	c.line("}")
 	c.line("const unsigned int wd[4] = {c0, c1, c2, c3};")
 	c.line("for (int j = 0; j < %d; j++) {", per)
