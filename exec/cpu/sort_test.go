@@ -118,3 +118,38 @@ func TestSortAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestSortEmpty: empty lines, k = 0 and empty values give empty results
+// (and no kernel reads past its operands).
+func TestSortEmpty(t *testing.T) {
+	be, err := cpu.New(cpu.Threads(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 1, 1<<17)
+	e := g.Input("e", tensor.Float32, 3, 0)
+	v, i := ops.TopK(x, 0, 1, true)
+	ev, ei := ops.TopK(e, 0, 1, false)
+	outs := []*graph.Node{v, i, ev, ei, ops.Sort(e, 1, false), ops.ArgSort(e, 0, true), ops.SearchSorted(e, g.Input("w", tensor.Float32, 3, 2), true)}
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{x: sortData(tensor.Float32, x.Shape(), 1), e: tensor.Zeros(tensor.Float32, 3, 0), outs[6].Input(1): exectest.Tensor(tensor.Float32, []float64{1, 2, 3, 4, 5, 6}, 3, 2)}
+	got, err := p.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SearchSorted in empty rows: every value goes at 0 (hand).
+	if err := sameBits(got[6], exectest.Tensor(tensor.Int64, []float64{0, 0, 0, 0, 0, 0}, 3, 2)); err != nil {
+		t.Error(err)
+	}
+	for k, o := range got[:6] {
+		if o.Size() != 0 {
+			t.Errorf("output %d: %v, want empty", k, o)
+		}
+	}
+}

@@ -32,9 +32,9 @@ import (
 //
 // TopK is the sort's first k pairs. SearchSorted is a thread per value
 // bisecting its row as the CPU does. GatherAlong is a thread per output
-// element; ScatterAlong a thread per output line (an outer and an inner
-// index) that zeroes it and adds the updates in index order, as the CPU
-// (deterministic without atomics; serial within a line). Indices out of
+// element; ScatterAlong zeroes its result, then a thread per line (an
+// outer and an inner index) adds the line's updates in index order, as
+// the CPU (deterministic without atomics; serial within a line). Indices out of
 // range (which the sorting ops never produce) read or write nothing.
 
 // sortTile is the most pairs sorted in shared memory by one block (24 KiB).
@@ -390,11 +390,11 @@ func scatterAlongRow() entry {
 			}
 			outer, X, K, inner := alongGeomOf(n)
 			ct := cType(n.DType())
+			g.fill(n.DType(), outer*X*inner)
 			var c code
 			c.gridStride("line", outer*inner)
 			c.line("const long long i = line %% %s;", ll(inner))
 			c.line("const long long o = line / %s;", ll(inner))
-			c.line("for (long long j = 0; j < %s; j++) out[(o * %s + j) * %s + i] = (%s)0;", ll(X), ll(X), ll(inner), ct)
 			c.line("for (long long k = 0; k < %s; k++) {", ll(K))
 			c.line("const long long q = (o * %s + k) * %s + i;", ll(K), ll(inner))
 			c.line("long long j = in0[q];")
