@@ -86,7 +86,7 @@ func defaultConfig() config {
 		seed:        1,
 		outDir:      ".",
 		sampleLen:   600,
-		temperature: 0.8,
+		temperature: 0.6,
 		topK:        10,
 		prompt:      "func ",
 	}

@@ -83,7 +83,7 @@ func TestTrainSmall(t *testing.T) {
 	if !strings.HasPrefix(res.sample, c.prompt) || len(res.sample) != len(c.prompt)+c.sampleLen {
 		t.Errorf("sample %q: want the prompt %q and %d bytes", res.sample, c.prompt, c.sampleLen)
 	}
-	if !strings.Contains(out.String(), "sample (temperature 0.8, top-10):\n"+res.sample) {
+	if !strings.Contains(out.String(), "sample (temperature 0.6, top-10):\n"+res.sample) {
 		t.Errorf("the output does not show the sample:\n%s", out.String())
 	}
 	f, err := os.Open(filepath.Join(dir, "trace.json"))
