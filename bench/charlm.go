@@ -29,10 +29,10 @@ const (
 
 // CharLMSpec is one training step of examples/charlm's default model:
 // vocabulary 176 (the distinct bytes of Go 1.26's src/*.go), 2 blocks,
-// d_model 128, 4 heads, context 128, batch 32, dropout 0.1, lr 3e-3.
+// d_model 128, 4 heads, context 128, batch 32, dropout 0.1, lr 6e-3.
 func CharLMSpec() Spec {
 	return Spec{Name: "charlm/train-step", Kind: KindCharLM, Vocab: 176, Blocks: 2, DModel: 128, Heads: 4, Ctx: 128,
-		Batch: 32, Dropout: 0.1, LR: 3e-3, Seed: 600}
+		Batch: 32, Dropout: 0.1, LR: 6e-3, Seed: 600}
 }
 
 // CharLMCheckSpec is a smaller charlm without dropout (whose random masks
