@@ -56,6 +56,12 @@ func f64(x float64) string { return strconv.FormatFloat(x, 'e', -1, 64) }
 func (g *gen) random(n *graph.Node) {
 	a := n.Attr().(opdef.RandomAttr)
 	size := int64(n.Shape().Size())
+	if t := bernoulliThreshold(a.P); n.Op() == ops.OpRandomBernoulli && (t == 0 || t == 1<<32) {
+		// p = 0 or 1: a constant (and no comparison of a word with 0,
+		// which NVRTC warns is pointless)
+		g.fillWith(tensor.Bool, size, map[bool]string{true: "1", false: "0"}[t != 0])
+		return
+	}
 	w := int64(ops.RandomWords(n.Op(), n.DType()))
 	per := 4 / w
 	blocks := ceilDiv(size, per)
