@@ -32,14 +32,14 @@ const (
 // d_model 128, 4 heads, context 128, batch 32, dropout 0.1, lr 6e-3.
 func CharLMSpec() Spec {
 	return Spec{Name: "charlm/train-step", Kind: KindCharLM, Vocab: 176, Blocks: 2, DModel: 128, Heads: 4, Ctx: 128,
-		Batch: 32, Dropout: 0.1, LR: 6e-3, Seed: 600}
+		Batch: 32, Dropout: 0.1, LR: 6e-3, Seed: 700}
 }
 
 // CharLMCheckSpec is a smaller charlm without dropout (whose random masks
 // differ between engines), for the cross-check.
 func CharLMCheckSpec() Spec {
 	return Spec{Name: "charlm/check", Kind: KindCharLM, Vocab: 50, Blocks: 2, DModel: 32, Heads: 4, Ctx: 16,
-		Batch: 4, LR: 3e-3, Seed: 610}
+		Batch: 4, LR: 3e-3, Seed: 710}
 }
 
 // charlmParam is one parameter of the charlm workload, in the order every

@@ -221,10 +221,6 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	// sorting (issue 14)
 	"Sort": func(xs ...*graph.Node) *graph.Node { return ops.Sort(xs[0], 0, false) }, "ArgSort": func(xs ...*graph.Node) *graph.Node { return ops.ArgSort(xs[0], 0, true) },
 	"TopK": func(xs ...*graph.Node) *graph.Node { _, i := ops.TopK(xs[0], 1, 0, true); return i }, "SearchSorted": bin(func(a, b *graph.Node) *graph.Node { return ops.SearchSorted(a, b, false) }),
-	"GatherAlong": func(xs ...*graph.Node) *graph.Node { return ops.Apply(ops.OpGatherAlong, opdef.AlongAttr{}, xs...) },
-	"ScatterAlong": func(xs ...*graph.Node) *graph.Node {
-		return ops.Apply(ops.OpScatterAlong, opdef.AlongAttr{Len: 2}, xs...)
-	},
 	"Fused": func(xs ...*graph.Node) *graph.Node {
 		return opdef.Fused(&opdef.FusedAttr{Domain: tensor.Shape{2}, Ops: []opdef.FusedOp{
 			{Op: ops.OpAdd, Args: []int{-1, -2}, DType: tensor.Float32},

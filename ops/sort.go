@@ -9,9 +9,10 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-// Sorting along one axis: Sort, ArgSort, TopK and SearchSorted, and the
-// gather and scatter along an axis that TopK's values and the gradients
-// of Sort and TopK are made of (GatherAlong, ScatterAlong).
+// Sorting along one axis: Sort, ArgSort, TopK and SearchSorted. TopK's
+// values are a TakeAlongAxis of x at its indices, and the gradients of
+// Sort and of TopK's values are ScatterAdds into zeros at the indices
+// (ops/index.go).
 //
 // The order, everywhere: ascending by value, NaN after every number
 // (numpy.sort's "NaN last"), -0 equal to +0 (they keep their input
@@ -20,12 +21,15 @@ import (
 // counted as the largest, so NaN comes first, and ties still keep index
 // order: torch.sort(x, descending=True, stable=True) does both (NumPy
 // has no descending sort: np.sort(x)[::-1] also puts NaN first but
-// reverses the order of ties). TopK's largest is that descending order,
-// its smallest the ascending one (torch.topk also counts NaN as the
-// largest value).
+// reverses the order of ties). TopK's largest is the first k of that
+// descending order, its smallest of the ascending one: equal values come
+// lower index first, as jax.lax.top_k documents (torch.topk gives the
+// same values and also counts NaN as the largest, but leaves the order of
+// equal values to its selection algorithm: torch 1.13 on the CPU gives
+// indices [1, 3] for topk([3, NaN, 1, 3, 2], 2), where TopK gives [1, 0]).
 
 // Op codes of the sorting ops.
-var OpSort, OpArgSort, OpTopK, OpSearchSorted, OpGatherAlong, OpScatterAlong graph.Op
+var OpSort, OpArgSort, OpTopK, OpSearchSorted graph.Op
 
 func init() {
 	// sortCost is n·log2(n) per line of length n (0 for a malformed node).
@@ -50,8 +54,8 @@ func init() {
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			return each(need, func() *graph.Node {
 				a := n.Attr().(opdef.SortAttr)
-				perm := Apply(OpArgSort, a, n.Input(0))
-				return Apply(OpScatterAlong, opdef.AlongAttr{Axis: a.Axis, Len: n.Shape()[a.Axis]}, perm, g)
+				x := n.Input(0)
+				return ScatterAdd(ZerosLike(x), Apply(OpArgSort, a, x), g, a.Axis)
 			})
 		}})
 	OpArgSort = define(&opdef.Def{Name: "ArgSort", Doc: "the int64 indices that sort an axis (SortAttr), stable; NaN last (first when descending)",
@@ -66,23 +70,6 @@ func init() {
 			}
 			s := n.Input(0).Shape()
 			return float64(n.Shape().Size()) * math.Max(1, math.Log2(float64(s[len(s)-1]+1)))
-		}})
-	OpGatherAlong = define(&opdef.Def{Name: "GatherAlong", Doc: "x's elements at int64 indices along an axis (AlongAttr; numpy.take_along_axis with no broadcasting): TopK's values",
-		Arity: 2, Kind: opdef.Movement, DType: dtGatherAlong, Shape: shGatherAlong, Ref: refGatherAlong,
-		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
-			return each(need, func() *graph.Node {
-				a := n.Attr().(opdef.AlongAttr)
-				a.Len = n.Input(0).Shape()[a.Axis]
-				return Apply(OpScatterAlong, a, n.Input(1), g)
-			}, nil)
-		}})
-	OpScatterAlong = define(&opdef.Def{Name: "ScatterAlong", Doc: "updates added at int64 indices along an axis into zeros of length Len (AlongAttr): the adjoint of GatherAlong, the gradient of Sort and TopK",
-		Arity: 2, Kind: opdef.Movement, DType: dtScatterAlong, Shape: shScatterAlong, Ref: refScatterAlong,
-		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
-			return each(need, nil, func() *graph.Node {
-				a := n.Attr().(opdef.AlongAttr)
-				return Apply(OpGatherAlong, opdef.AlongAttr{Axis: a.Axis}, g, n.Input(0))
-			})
 		}})
 }
 
@@ -142,79 +129,6 @@ func shSearchSorted(in []tensor.Shape, _ graph.Attr) (tensor.Shape, error) {
 	return v.Clone(), nil
 }
 
-func dtGatherAlong(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
-	if _, ok := attr.(opdef.AlongAttr); !ok {
-		return 0, argErr("needs an AlongAttr attribute, got %T", attr)
-	}
-	if err := numeric.Check(in[:1]); err != nil {
-		return 0, err
-	}
-	if in[1] != tensor.Int64 {
-		return 0, dtypeErr("indices must be int64, got %v", in[1])
-	}
-	return in[0], nil
-}
-
-func dtScatterAlong(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
-	if _, ok := attr.(opdef.AlongAttr); !ok {
-		return 0, argErr("needs an AlongAttr attribute, got %T", attr)
-	}
-	if in[0] != tensor.Int64 {
-		return 0, dtypeErr("indices must be int64, got %v", in[0])
-	}
-	if err := floats.Check(in[1:]); err != nil {
-		return 0, err
-	}
-	return in[1], nil
-}
-
-// alongShapesSort checks that a and b have the same rank and the same
-// dimensions but along axis.
-func alongShapesSort(a, b tensor.Shape, axis int) error {
-	if axis < 0 || axis >= len(a) {
-		return shapeErr("axis %d is out of range for rank %d", axis, len(a))
-	}
-	if len(a) != len(b) {
-		return shapeErr("shapes %v and %v have different ranks", a, b)
-	}
-	for i := range a {
-		if i != axis && a[i] != b[i] {
-			return shapeErr("shapes %v and %v differ in dimension %d (only axis %d may differ)", a, b, i, axis)
-		}
-	}
-	return nil
-}
-
-func shGatherAlong(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a := attr.(opdef.AlongAttr) // checked by the dtype rule
-	if a.Len != 0 {
-		return nil, argErr("GatherAlong's Len must be 0, got %d", a.Len)
-	}
-	if err := alongShapesSort(in[0], in[1], a.Axis); err != nil {
-		return nil, err
-	}
-	if in[0][a.Axis] == 0 && in[1][a.Axis] > 0 {
-		return nil, shapeErr("cannot take %d elements from an empty axis %d", in[1][a.Axis], a.Axis)
-	}
-	return in[1].Clone(), nil
-}
-
-func shScatterAlong(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
-	a := attr.(opdef.AlongAttr)
-	if !in[0].Equal(in[1]) {
-		return nil, shapeErr("indices %v and updates %v differ in shape", in[0], in[1])
-	}
-	if a.Axis < 0 || a.Axis >= len(in[1]) {
-		return nil, shapeErr("axis %d is out of range for rank %d", a.Axis, len(in[1]))
-	}
-	if a.Len < 0 || (a.Len == 0 && in[1][a.Axis] > 0) {
-		return nil, argErr("length %d along axis %d cannot hold %d updates", a.Len, a.Axis, in[1][a.Axis])
-	}
-	s := in[1].Clone()
-	s[a.Axis] = a.Len
-	return s, nil
-}
-
 // ---- builders ----
 
 // Sort returns x sorted along axis (negative counts from the end), in
@@ -248,9 +162,11 @@ func ArgSort(x *graph.Node, axis int, descending bool) *graph.Node {
 
 // TopK returns the k largest (or, with largest false, smallest) elements
 // of x along axis and their Int64 indices, in order (largest first, or
-// smallest first), as torch.topk(x, k, dim, largest, sorted=True): equal
-// values are ordered by lower index, NaN counts as larger than every
-// number. The shapes are x's with axis of length k; 0 <= k <= its length.
+// smallest first): the values of torch.topk(x, k, dim, largest,
+// sorted=True), NaN counting as larger than every number; among equal
+// values the lower index comes first, as in jax.lax.top_k and
+// torch.sort(stable=True)[:k] (torch.topk's own order of ties is
+// unspecified). The shapes are x's with axis of length k; 0 <= k <= its length.
 // The values are differentiable (the gradient is scattered back to the
 // indices); the indices are not.
 func TopK(x *graph.Node, k, axis int, largest bool) (values, indices *graph.Node) {
@@ -262,7 +178,7 @@ func TopK(x *graph.Node, k, axis int, largest bool) (values, indices *graph.Node
 	if !idx.Valid() {
 		return idx, idx
 	}
-	return Apply(OpGatherAlong, opdef.AlongAttr{Axis: ax}, x, idx), idx
+	return TakeAlongAxis(x, idx, ax), idx
 }
 
 // SearchSorted returns, as Int64, where each of values would be inserted
@@ -285,7 +201,7 @@ func SearchSorted(sorted, values *graph.Node, right bool) *graph.Node {
 
 // ---- reference evaluators ----
 
-// SortLess is the order of the sorting ops on floats: a before b when
+// sortLess is the order of the sorting ops on floats: a before b when
 // a < b, or when b is NaN and a is not (NaN last; -0 equals +0).
 func sortLess(a, b float64) bool { return a < b || (b != b && a == a) }
 
@@ -384,52 +300,6 @@ func refSearchSorted(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			}
 		}
 		out.I[p] = int64(lo)
-	}
-	return out, nil
-}
-
-// alongIndex returns index j of an axis of length L, wrapped once when
-// negative, or an error.
-func alongIndex(op string, j int64, L int) (int, error) {
-	if j < 0 {
-		j += int64(L)
-	}
-	if j < 0 || j >= int64(L) {
-		return 0, argErr("%s: index %d is out of range for an axis of length %d", op, j, L)
-	}
-	return int(j), nil
-}
-
-func refGatherAlong(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	x, idx := in[0], in[1]
-	a := n.Attr().(opdef.AlongAttr)
-	out := opdef.NewValue(n.DType(), n.Shape())
-	t := make([]int, len(out.Shape))
-	for p := range out.Len() {
-		opdef.Index(out.Shape, p, t)
-		j, err := alongIndex("GatherAlong", idx.I[p], x.Shape[a.Axis])
-		if err != nil {
-			return nil, err
-		}
-		t[a.Axis] = j
-		out.Copy(p, x, opdef.Flat(x.Shape, t))
-	}
-	return out, nil
-}
-
-func refScatterAlong(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	idx, u := in[0], in[1]
-	a := n.Attr().(opdef.AlongAttr)
-	out := opdef.NewValue(n.DType(), n.Shape())
-	t := make([]int, len(u.Shape))
-	for p := range u.Len() {
-		opdef.Index(u.Shape, p, t)
-		j, err := alongIndex("ScatterAlong", idx.I[p], a.Len)
-		if err != nil {
-			return nil, err
-		}
-		t[a.Axis] = j
-		out.F[opdef.Flat(out.Shape, t)] += u.F[p]
 	}
 	return out, nil
 }

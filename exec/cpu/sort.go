@@ -11,9 +11,8 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-// The sorting ops (Sort, ArgSort, TopK, SearchSorted) and the gather and
-// scatter along an axis behind TopK's values and the gradients
-// (GatherAlong, ScatterAlong). See ops/sort.go for the order.
+// The sorting ops (Sort, ArgSort, TopK, SearchSorted); see ops/sort.go
+// for the order.
 //
 // Sort, ArgSort and TopK view the operand as [outer, L, inner] (scanGeom)
 // and handle one line (an outer and an inner index) per work item, lines
@@ -238,10 +237,11 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 			parts = a.Threads() // a split TopK's pieces
 		}
 		bufs := make([]*sortBufs[K], parts)
+		tvs := make([][]T, parts) // TopK's heap: the root's value, per part
 		for i := range bufs {
 			b := &sortBufs[K]{}
 			if heap {
-				b.k0, b.i0 = make([]K, sp.k), make([]uint32, sp.k)
+				b.k0, b.i0, b.k1 = make([]K, sp.k), make([]uint32, sp.k), make([]K, 1)
 			} else {
 				b.k0, b.k1 = make([]K, L), make([]K, L)
 				if sp.mode != modeSort {
@@ -249,6 +249,7 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 				}
 			}
 			bufs[i] = b
+			tvs[i] = make([]T, 1)
 		}
 		l := a.Loop(func(lo, hi, part int) {
 			x := as[T](a.In(0))
@@ -267,7 +268,7 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 				base := o*L*g.inner + in
 				obase := o*sp.k*g.inner + in
 				if heap {
-					topKHeap(b, x, base, g.inner, L, sp.k, flip, enc, dec)
+					topKHeap(b, tvs[part], x, base, g.inner, L, sp.k, flip, enc, dec)
 					writeIndices(as[int64](a.Out()), obase, g.inner, b.i0[:sp.k])
 					continue
 				}
@@ -292,7 +293,7 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 		})
 		if heap {
 			if split := topKSplit(a.Threads(), lines, L, sp.k); split > 1 {
-				return topKSplitRun(a, sp, split, bufs, enc, dec)
+				return topKSplitRun(a, sp, split, bufs, tvs, enc, dec)
 			}
 		}
 		return func() { l.Run(lines, max(1, grainElems/max(1, 4*L)), 0) }
@@ -319,7 +320,7 @@ func topKSplit(threads, lines, L, k int) int {
 // parallel), a second merges each line's split sorted lists into its k
 // best. The pieces are fixed by the shapes and the thread count, and the
 // merge picks by (key, index), so the result is the unsplit one.
-func topKSplitRun[T elem, K sortKey](a *args, sp sortPlan, split int, bufs []*sortBufs[K], enc encoder[T, K], dec decoder[T, K]) func() {
+func topKSplitRun[T elem, K sortKey](a *args, sp sortPlan, split int, bufs []*sortBufs[K], tvs [][]T, enc encoder[T, K], dec decoder[T, K]) func() {
 	g, k := sp.g, sp.k
 	L, lines := g.A, g.outer*g.inner
 	items := lines * split
@@ -343,7 +344,7 @@ func topKSplitRun[T elem, K sortKey](a *args, sp sortPlan, split int, bufs []*so
 			c0, c1 := c*L/split, (c+1)*L/split
 			o, in := line/g.inner, line%g.inner
 			base := o*L*g.inner + in + c0*g.inner
-			topKHeap(b, x, base, g.inner, c1-c0, k, flip, enc, dec)
+			topKHeap(b, tvs[part], x, base, g.inner, c1-c0, k, flip, enc, dec)
 			copy(ck[it*k:(it+1)*k], b.k0[:k])
 			for r, j := range b.i0[:k] {
 				ci[it*k+r] = j + uint32(c0)
@@ -564,8 +565,10 @@ func insertionSort[K sortKey](keys []K, idx []uint32) {
 // the root's value t in the element type, without encoding them: x is
 // better than t when x > t, or x is NaN and t is not (largest; mirrored
 // for smallest), which is exactly key(x) < key(t) (-0 and +0 are equal
-// both ways); only the few elements that pass are encoded.
-func topKHeap[T elem, K sortKey](b *sortBufs[K], x []T, p0, stride, L, k int, flip K, enc encoder[T, K], dec decoder[T, K]) {
+// both ways); only the few elements that pass are encoded. t (one
+// element) holds the root's value and b.k1 (one key) an element's key:
+// buffers of the part, so that nothing is allocated per run.
+func topKHeap[T elem, K sortKey](b *sortBufs[K], t []T, x []T, p0, stride, L, k int, flip K, enc encoder[T, K], dec decoder[T, K]) {
 	hk, hi := b.k0[:k], b.i0[:k]
 	enc(hk, x, p0, stride, flip)
 	for i := range hi {
@@ -575,35 +578,28 @@ func topKHeap[T elem, K sortKey](b *sortBufs[K], x []T, p0, stride, L, k int, fl
 		siftFrom(hk, hi, c)
 	}
 	largest := flip != 0
-	var t [1]T
-	var one [1]K
-	dec(t[:], 0, 1, hk[:1], flip)
-	// pass encodes element i and replaces the root when it is better.
-	pass := func(i int) {
-		enc(one[:], x, p0+i*stride, stride, flip)
-		if one[0] < hk[0] {
-			siftDown(hk, hi, one[0], uint32(i))
-			dec(t[:], 0, 1, hk[:1], flip)
-		}
-	}
+	one := b.k1[:1]
+	t = t[:1]
+	dec(t, 0, 1, hk[:1], flip)
+	tv := t[0]
 	switch {
 	case stride == 1 && largest:
 		for i, v := range x[p0+k : p0+L] {
-			if tv := t[0]; v > tv || (v != v && tv == tv) {
-				pass(k + i)
+			if v > tv || (v != v && tv == tv) {
+				tv = heapOffer(hk, hi, one, t, x, p0+k+i, 1, k+i, flip, enc, dec)
 			}
 		}
 	case stride == 1:
 		for i, v := range x[p0+k : p0+L] {
-			if tv := t[0]; v < tv || (tv != tv && v == v) {
-				pass(k + i)
+			if v < tv || (tv != tv && v == v) {
+				tv = heapOffer(hk, hi, one, t, x, p0+k+i, 1, k+i, flip, enc, dec)
 			}
 		}
 	default:
 		for i := k; i < L; i++ {
-			v, tv := x[p0+i*stride], t[0]
+			v := x[p0+i*stride]
 			if (largest && (v > tv || (v != v && tv == tv))) || (!largest && (v < tv || (tv != tv && v == v))) {
-				pass(i)
+				tv = heapOffer(hk, hi, one, t, x, p0+i*stride, stride, i, flip, enc, dec)
 			}
 		}
 	}
@@ -613,6 +609,20 @@ func topKHeap[T elem, K sortKey](b *sortBufs[K], x []T, p0, stride, L, k int, fl
 		siftDown(hk[:n], hi[:n], hk[n], hi[n])
 		hk[n], hi[n] = rk, ri
 	}
+}
+
+// heapOffer encodes the element of x at position p (index i of its line)
+// into one and, when its key is smaller than the root's, replaces the
+// root; it returns the root's value (decoded through t).
+//
+//go:noinline
+func heapOffer[T elem, K sortKey](hk []K, hi []uint32, one []K, t, x []T, p, stride, i int, flip K, enc encoder[T, K], dec decoder[T, K]) T {
+	enc(one, x, p, stride, flip)
+	if one[0] < hk[0] {
+		siftDown(hk, hi, one[0], uint32(i))
+		dec(t, 0, 1, hk[:1], flip)
+	}
+	return t[0]
 }
 
 // pairLess orders (key, index) pairs.
@@ -720,122 +730,5 @@ func searchKernel[T elem](M, V, N int, rows, right bool) *kernel {
 			logM++
 		}
 		return func() { l.Run(N, max(1, grainElems/(4*logM)), checkElems) }
-	}}
-}
-
-// ---- GatherAlong, ScatterAlong ----
-
-// alongGeom is the [outer, len, inner] view of the two ops: X is the
-// gathered (or scattered-into) axis' length, K the indices'.
-type alongGeom struct{ outer, X, K, inner int }
-
-// alongLanes is the most inner indices one work item carries.
-const alongLanes = 256
-
-func prepareGatherAlong(n *graph.Node) (*kernel, error) {
-	a := n.Attr().(opdef.AlongAttr)
-	xs := n.Input(0).Shape()
-	g := alongGeom{outer: 1, X: xs[a.Axis], K: n.Shape()[a.Axis], inner: 1}
-	for _, d := range xs[:a.Axis] {
-		g.outer *= d
-	}
-	for _, d := range xs[a.Axis+1:] {
-		g.inner *= d
-	}
-	switch n.DType().Size() {
-	case 1:
-		return gatherAlongKernel[uint8](g), nil
-	case 2:
-		return gatherAlongKernel[uint16](g), nil
-	case 4:
-		return gatherAlongKernel[uint32](g), nil
-	case 8:
-		return gatherAlongKernel[uint64](g), nil
-	}
-	return nil, fmt.Errorf("%w: GatherAlong of %v", errUnsupported, n.DType())
-}
-
-// alongIndex wraps a negative index once and panics (a run error naming
-// the step) on one out of range: the sorting ops' own indices never are.
-func alongIndex(op string, j int64, X int) int {
-	if j < 0 {
-		j += int64(X)
-	}
-	if j < 0 || j >= int64(X) {
-		panic(fmt.Sprintf("%s: index %d is out of range for an axis of length %d", op, j, X))
-	}
-	return int(j)
-}
-
-func gatherAlongKernel[T uint8 | uint16 | uint32 | uint64](g alongGeom) *kernel {
-	lanes := min(max(g.inner, 1), alongLanes)
-	chunks := (g.inner + lanes - 1) / lanes
-	items := g.outer * chunks
-	return &kernel{bind: func(a *args) func() {
-		l := a.Loop(func(lo, hi, _ int) {
-			x, idx, y := as[T](a.In(0)), as[int64](a.In(1)), as[T](a.Out())
-			for it := lo; it < hi; it++ {
-				o, c := it/chunks, it%chunks
-				j0 := c * lanes
-				m := min(lanes, g.inner-j0)
-				xb, yb := o*g.X*g.inner+j0, o*g.K*g.inner+j0
-				for k := range g.K {
-					q := yb + k*g.inner
-					for i := range m {
-						y[q+i] = x[xb+alongIndex("GatherAlong", idx[q+i], g.X)*g.inner+i]
-					}
-				}
-			}
-		})
-		return func() { l.Run(items, max(1, grainElems/max(1, g.K*lanes)), 0) }
-	}}
-}
-
-func prepareScatterAlong(n *graph.Node) (*kernel, error) {
-	a := n.Attr().(opdef.AlongAttr)
-	us := n.Input(1).Shape()
-	g := alongGeom{outer: 1, X: a.Len, K: us[a.Axis], inner: 1}
-	for _, d := range us[:a.Axis] {
-		g.outer *= d
-	}
-	for _, d := range us[a.Axis+1:] {
-		g.inner *= d
-	}
-	switch n.DType() {
-	case tensor.Float32:
-		return scatterAlongKernel[float32](g), nil
-	case tensor.Float64:
-		return scatterAlongKernel[float64](g), nil
-	}
-	return nil, fmt.Errorf("%w: ScatterAlong of %v", errUnsupported, n.DType())
-}
-
-// scatterAlongKernel: each work item owns its output lines (an outer
-// index and a run of inner ones), zeroes them and adds the updates in
-// index order, so duplicates sum in a fixed order.
-func scatterAlongKernel[T float](g alongGeom) *kernel {
-	lanes := min(max(g.inner, 1), alongLanes)
-	chunks := (g.inner + lanes - 1) / lanes
-	items := g.outer * chunks
-	return &kernel{bind: func(a *args) func() {
-		l := a.Loop(func(lo, hi, _ int) {
-			idx, u, y := as[int64](a.In(0)), as[T](a.In(1)), as[T](a.Out())
-			for it := lo; it < hi; it++ {
-				o, c := it/chunks, it%chunks
-				j0 := c * lanes
-				m := min(lanes, g.inner-j0)
-				yb, ub := o*g.X*g.inner+j0, o*g.K*g.inner+j0
-				for j := range g.X {
-					clear(y[yb+j*g.inner : yb+j*g.inner+m])
-				}
-				for k := range g.K {
-					q := ub + k*g.inner
-					for i := range m {
-						y[yb+alongIndex("ScatterAlong", idx[q+i], g.X)*g.inner+i] += u[q+i]
-					}
-				}
-			}
-		})
-		return func() { l.Run(items, max(1, grainElems/max(1, (g.K+g.X)*lanes)), 0) }
 	}}
 }

@@ -153,3 +153,39 @@ func TestSortEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestSortAllocs: a run of the sorting kernels allocates nothing (their
+// buffers are the parts' own, made when the kernel binds), with TopK's
+// heap split across threads too.
+func TestSortAllocs(t *testing.T) {
+	be, err := cpu.New(cpu.Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 1, 1<<17)
+	v, i := ops.TopK(x, 10, 1, true)
+	outs := []*graph.Node{ops.Sort(x, 1, true), ops.ArgSort(x, 1, false), v, i, ops.SearchSorted(ops.Sort(x, 1, false), x, true)}
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{x: sortData(tensor.Float32, x.Shape(), 5)}
+	res := make([]*tensor.Tensor, len(outs))
+	for k, o := range outs {
+		res[k] = tensor.Zeros(o.DType(), o.Shape()...)
+	}
+	ctx := context.Background()
+	if err := p.RunInto(ctx, feeds, res); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(5, func() {
+		if err := p.RunInto(ctx, feeds, res); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}

@@ -145,7 +145,7 @@ func init() {
 
 		// sorting (issue 14)
 		ops.OpSort: kernelOf(prepareSort), ops.OpArgSort: kernelOf(prepareSort), ops.OpTopK: kernelOf(prepareSort),
-		ops.OpSearchSorted: kernelOf(prepareSearchSorted), ops.OpGatherAlong: kernelOf(prepareGatherAlong), ops.OpScatterAlong: kernelOf(prepareScatterAlong),
+		ops.OpSearchSorted: kernelOf(prepareSearchSorted),
 
 		ops.OpMatMul:     kernelOf(prepareMatMul),
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),

@@ -7,14 +7,12 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
-// sortCases are the cases of Sort, ArgSort, TopK, SearchSorted and the
-// gather and scatter along an axis (ops/sort.go): goldens worked out by
-// hand (stability, NaN and -0, descending, batches, k = n, equal values
+// sortCases are the cases of Sort, ArgSort, TopK and SearchSorted
+// (ops/sort.go): goldens worked out by hand (stability, NaN and -0, descending, batches, k = n, equal values
 // in SearchSorted), and cases in every dtype against Eval (the
 // comparison sort of ops/sort.go's reference) on lines with many ties,
 // short (insertion) and long (radix, and on CUDA longer than one block).
@@ -59,7 +57,7 @@ func sortGoldens() []Case {
 				return []*graph.Node{ops.Sort(x[0], 0, false), ops.ArgSort(x[0], 0, false)}
 			},
 			Tensor(i32, []float64{1, 0, 2, 1, 3, 1}, 3, 2), Tensor(i64, []float64{1, 2, 2, 0, 0, 1}, 3, 2)),
-		gold("topk-ties-nan", "hand: torch.topk([1,3,3,NaN,2,3], 3) = NaN (index 3), then the 3s at 1 and 2 (lower index first); smallest 3: 1 (0), 2 (4), 3 (1); k = n: [NaN,3,3,3,2,1] at [3,1,2,5,4,0]",
+		gold("topk-ties-nan", "hand: the 3 largest of [1,3,3,NaN,2,3] are NaN (index 3), then the 3s at 1 and 2 (lower index first, as jax.lax.top_k; torch 1.13's topk picks indices 5 and 1); smallest 3: 1 (0), 2 (4), 3 (1); k = n: [NaN,3,3,3,2,1] at [3,1,2,5,4,0]",
 			one(Tensor(f32, []float64{1, 3, 3, nan, 2, 3})),
 			func(x []*graph.Node) []*graph.Node {
 				v, i := ops.TopK(x[0], 3, 0, true)
@@ -101,10 +99,10 @@ func sortGoldens() []Case {
 			[]*tensor.Tensor{Tensor(i64, []float64{10, 20, 30}), Tensor(i64, []float64{15, 30, 5, 35}, 2, 2)},
 			func(x []*graph.Node) []*graph.Node { return []*graph.Node{ops.SearchSorted(x[0], x[1], false)} },
 			Tensor(i64, []float64{1, 2, 0, 3}, 2, 2)),
-		gold("scatter-along", "hand: the gradient of Sort: updates [10,20,30] of row [2,0,1] (ArgSort of [5,7,3]) go back to positions 2,0,1: [20,30,10]",
+		gold("sort-gradient", "hand: Sort's gradient is a ScatterAdd into zeros at ArgSort's indices: the cotangents [10,20,30] of sorted([5,7,3]) = [3,5,7] go back to positions 2,0,1: [20,30,10]",
 			[]*tensor.Tensor{Tensor(f32, []float64{5, 7, 3}), Tensor(f32, []float64{10, 20, 30})},
 			func(x []*graph.Node) []*graph.Node {
-				return []*graph.Node{ops.Apply(ops.OpScatterAlong, opdef.AlongAttr{Axis: 0, Len: 3}, ops.ArgSort(x[0], 0, false), x[1])}
+				return []*graph.Node{ops.ScatterAdd(ops.ZerosLike(x[0]), ops.ArgSort(x[0], 0, false), x[1], 0)}
 			},
 			Tensor(f32, []float64{20, 30, 10})),
 	}
@@ -172,11 +170,5 @@ func sortRandomCases() []Case {
 			return []*graph.Node{ops.Sort(ns[0], 1, false), ops.ArgSort(ns[0], 1, true), v, i}, feeds
 		}})
 	}
-	// ScatterAlong along an outer axis with repeated indices (summed).
-	cs = append(cs, Case{Name: "scatter-along/axis0", Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
-		idx := Tensor(tensor.Int64, []float64{0, 2, 1, 2, 2, 0, 1, 0, 3, 3, 2, 1, 0, 0, 0}, 3, 5)
-		ns, feeds := Inputs(g, idx, Rand(tensor.Float64, tensor.Shape{3, 5}, -2, 2, 5))
-		return []*graph.Node{ops.Apply(ops.OpScatterAlong, opdef.AlongAttr{Axis: 0, Len: 4}, ns[0], ns[1])}, feeds
-	}})
 	return cs
 }

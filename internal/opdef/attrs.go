@@ -377,13 +377,3 @@ func (a SearchSortedAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(SearchSortedAttr)
 	return ok && a == c
 }
-
-// AlongAttr is the attribute of the sorting ops' gather and scatter along
-// one axis (GatherAlong, ScatterAlong): the non-negative axis and, for
-// ScatterAlong, the result's length along it (GatherAlong's Len is 0).
-type AlongAttr struct{ Axis, Len int }
-
-func (a AlongAttr) String() string { return fmt.Sprintf("axis=%d len=%d", a.Axis, a.Len) }
-
-// EqualAttr compares by value.
-func (a AlongAttr) EqualAttr(b graph.Attr) bool { c, ok := b.(AlongAttr); return ok && a == c }

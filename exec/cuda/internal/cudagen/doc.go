@@ -63,8 +63,7 @@
 //   - Sort, ArgSort, TopK (sort.go): a bitonic network on (key, index)
 //     pairs, a block per line in shared memory up to 2048 pairs, else
 //     tiles in shared memory and global compare-and-swap passes over
-//     scratch. SearchSorted: a thread per value; GatherAlong a thread
-//     per element; ScatterAlong a thread per line.
+//     scratch. SearchSorted: a thread per value.
 //   - Indexing (index.go): Gather and TakeAlongAxis a thread per result
 //     element; Scatter, ScatterAdd and IndexAdd a copy of x (skipped in
 //     place), then a thread per (line, destination range) walking the

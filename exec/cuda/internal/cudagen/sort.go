@@ -31,11 +31,7 @@ import (
 //     the distances below; a last kernel writes the first K pairs out.
 //
 // TopK is the sort's first k pairs. SearchSorted is a thread per value
-// bisecting its row as the CPU does. GatherAlong is a thread per output
-// element; ScatterAlong zeroes its result, then a thread per line (an
-// outer and an inner index) adds the line's updates in index order, as
-// the CPU (deterministic without atomics; serial within a line). Indices out of
-// range (which the sorting ops never produce) read or write nothing.
+// bisecting its row as the CPU does. Indices out of
 
 // sortTile is the most pairs sorted in shared memory by one block (24 KiB).
 const sortTile = 2048
@@ -186,8 +182,11 @@ func (g *gen) sortLines(n *graph.Node) {
 	N := lines * P
 	g.k.ScratchBytes = N * 12
 	sp := "unsigned char* __restrict__ scratch"
-	ptrs := func(c *code) {
-		c.line("unsigned long long* gk = (unsigned long long*)scratch;")
+	// ptrs declares the keys gk (unless indices only) and the indices gi.
+	ptrs := func(c *code, keys ...bool) {
+		if len(keys) == 0 || keys[0] {
+			c.line("unsigned long long* gk = (unsigned long long*)scratch;")
+		}
 		c.line("unsigned int* gi = (unsigned int*)(scratch + %s);", ll(N*8))
 	}
 	scr := Arg{Kind: Scratch}
@@ -252,7 +251,7 @@ func (g *gen) sortLines(n *graph.Node) {
 	}
 	{ // the first K pairs of every line
 		var c code
-		ptrs(&c)
+		ptrs(&c, false)
 		c.gridStride("p", lines*K)
 		c.line("const long long line = p / %s;", ll(K))
 		c.line("const long long r = p %% %s;", ll(K))
@@ -317,95 +316,6 @@ func searchSortedRow() entry {
 			fn := g.function("searchsorted", params, c.String())
 			b := int64(g.t.block())
 			g.launch(fn, g.gridFor(int64(N), b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In, Index: 0}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
-			return nil
-		},
-	}
-}
-
-// ---- GatherAlong, ScatterAlong ----
-
-// alongGeom returns the [outer, X, K, inner] view of the two ops: X the
-// gathered (scattered-into) axis' length, K the indices'.
-func alongGeomOf(n *graph.Node) (outer, X, K, inner int64) {
-	a := n.Attr().(opdef.AlongAttr)
-	is := n.Input(1).Shape() // GatherAlong's indices
-	X = int64(n.Input(0).Shape()[a.Axis])
-	if n.Op() == ops.OpScatterAlong {
-		is = n.Input(1).Shape() // ScatterAlong's updates
-		X = int64(a.Len)
-	}
-	outer, inner = 1, 1
-	for _, d := range is[:a.Axis] {
-		outer *= int64(d)
-	}
-	for _, d := range is[a.Axis+1:] {
-		inner *= int64(d)
-	}
-	return outer, X, int64(is[a.Axis]), inner
-}
-
-func gatherAlongRow() entry {
-	return entry{
-		check: func(n *graph.Node) error {
-			if c := cInfos[n.DType()].class; c == intClass || c == floatClass {
-				return nil
-			}
-			return fmt.Errorf("no GatherAlong of %v", n.DType())
-		},
-		gen: func(g *gen, n *graph.Node) error {
-			N := int64(n.Shape().Size())
-			if N == 0 {
-				return nil
-			}
-			_, X, K, inner := alongGeomOf(n)
-			ct := cType(n.DType())
-			var c code
-			c.gridStride("p", N)
-			c.line("const long long i = p %% %s;", ll(inner))
-			c.line("const long long o = p / %s;", ll(K*inner))
-			c.line("long long j = in1[p];")
-			c.line("if (j < 0) j += %s;", ll(X))
-			c.line("if (j >= 0 && j < %s) out[p] = in0[(o * %s + j) * %s + i];", ll(X), ll(X), ll(inner))
-			c.line("}")
-			params := "const " + ct + "* __restrict__ in0, const long long* __restrict__ in1, " + ct + "* __restrict__ out"
-			fn := g.function("gather_along", params, c.String())
-			b := int64(g.t.block())
-			g.launch(fn, g.gridFor(N, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In, Index: 0}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
-			return nil
-		},
-	}
-}
-
-func scatterAlongRow() entry {
-	return entry{
-		check: func(n *graph.Node) error {
-			if cInfos[n.DType()].class == floatClass {
-				return nil
-			}
-			return fmt.Errorf("no ScatterAlong of %v", n.DType())
-		},
-		gen: func(g *gen, n *graph.Node) error {
-			if n.Shape().Size() == 0 {
-				return nil
-			}
-			outer, X, K, inner := alongGeomOf(n)
-			ct := cType(n.DType())
-			g.fill(n.DType(), outer*X*inner)
-			var c code
-			c.gridStride("line", outer*inner)
-			c.line("const long long i = line %% %s;", ll(inner))
-			c.line("const long long o = line / %s;", ll(inner))
-			c.line("for (long long k = 0; k < %s; k++) {", ll(K))
-			c.line("const long long q = (o * %s + k) * %s + i;", ll(K), ll(inner))
-			c.line("long long j = in0[q];")
-			c.line("if (j < 0) j += %s;", ll(X))
-			c.line("if (j >= 0 && j < %s) out[(o * %s + j) * %s + i] += in1[q];", ll(X), ll(X), ll(inner))
-			c.line("}")
-			c.line("}")
-			params := "const long long* __restrict__ in0, const " + ct + "* __restrict__ in1, " + ct + "* __restrict__ out"
-			fn := g.function("scatter_along", params, c.String())
-			b := int64(g.t.block())
-			g.launch(fn, g.gridFor(outer*inner, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: In, Index: 0}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
 			return nil
 		},
 	}

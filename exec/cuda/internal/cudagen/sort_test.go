@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/graph"
-	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -23,12 +22,6 @@ func sortTestNodes(op graph.Op, dt tensor.DType, in func(dt tensor.DType, shape 
 		return []*graph.Node{i}, true
 	case ops.OpSearchSorted:
 		return []*graph.Node{ops.SearchSorted(in(dt, 2, 3), in(dt, 2, 4), true), ops.SearchSorted(in(dt, 3), in(dt, 4), false)}, true
-	case ops.OpGatherAlong:
-		v, _ := ops.TopK(in(dt, 2, 3), 2, 0, false)
-		return []*graph.Node{v}, true
-	case ops.OpScatterAlong:
-		x := in(dt, 2, 3)
-		return []*graph.Node{ops.Apply(op, opdef.AlongAttr{Axis: 1, Len: 4}, in(tensor.Int64, 2, 3), x)}, true
 	}
 	return nil, false
 }

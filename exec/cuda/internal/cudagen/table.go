@@ -161,7 +161,6 @@ func rows() []row {
 
 		// sorting (issue 14; sort.go)
 		{ops.OpSort, sortRow()}, {ops.OpArgSort, sortRow()}, {ops.OpTopK, sortRow()}, {ops.OpSearchSorted, searchSortedRow()},
-		{ops.OpGatherAlong, gatherAlongRow()}, {ops.OpScatterAlong, scatterAlongRow()},
 
 		// Softmax along an axis (softmax.go).
 		{ops.OpSoftmax, normalise(false)},
