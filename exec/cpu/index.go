@@ -276,16 +276,20 @@ func planIxScatter(g *ixGeom, threads, work int) ixScatterPlan {
 		// Many destination rows (an embedding's gradient): ranges first.
 		ranges()
 	}
-	if pieces < want && g.inner >= 2*minChunk {
-		// Few destination rows (many updates into few): inner chunks,
-		// so that every piece reads the updates in order (streams that
-		// prefetch well) rather than the scattered rows of its range.
-		p.nichunks = min(g.inner/minChunk, (want+pieces-1)/pieces)
+	if pieces < threads && g.inner >= 2*minChunk {
+		// Few destination rows (many updates into few): one inner chunk
+		// per thread (equal work, so no more pieces are needed), so that
+		// every piece reads the updates in order, in long runs (streams
+		// that prefetch well), rather than the scattered rows of a
+		// destination range.
+		p.nichunks = min(g.inner/minChunk, (threads+pieces-1)/pieces)
 		p.ichunk = (g.inner + p.nichunks - 1) / p.nichunks
 		p.nichunks = (g.inner + p.ichunk - 1) / p.ichunk
 		pieces *= p.nichunks
 	}
-	ranges()
+	if pieces < threads {
+		ranges()
+	}
 	return p
 }
 
