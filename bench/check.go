@@ -20,6 +20,7 @@ func CheckSpecs() []Spec {
 		MatMulSpec(64),
 		MatMulSpec(256),
 		XentSpec(256, 1000),
+		CharLMCheckSpec(),
 		SortSpec(4096),
 		TopKSpec(4096, 100),
 		EmbedSpec(1000, 64, 4096),

@@ -15,6 +15,10 @@ func tolerance(kind string) float64 {
 	switch kind {
 	case KindMatMul, KindXent:
 		return 1e-5
+	case KindCharLM:
+		// Losses of three AdamW steps: the float32 sums of two engines
+		// differ by ~1e-6 relative in the first loss; the steps carry it.
+		return 1e-4
 	}
 	return 1e-4
 }
@@ -79,6 +83,9 @@ func TestCrossCheck(t *testing.T) {
 					t.Skip("Gorgonia's LispMachine trains wrongly after the first step (see gorgoniaInst.runAll)")
 				}
 				diffs, err := Compare(ref, e, s)
+				if errors.Is(err, ErrUnavailable) {
+					t.Skip(err)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}

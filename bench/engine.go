@@ -36,6 +36,7 @@ type Instance interface {
 	//	chain:  "out": the chain's output.
 	//	matmul: "out": the product.
 	//	xent:   "loss": the loss; "grad": its gradient with respect to the logits.
+	//	charlm: "loss": the losses of three successive training steps.
 	//	sort:   "out": the sorted values.
 	//	topk:   "values", "indices": the k largest and their indices.
 	//

@@ -107,6 +107,9 @@ func (e *Gorgonia) New(s Spec) (inst Instance, err error) {
 			err = fmt.Errorf("gorgonia: building %s: %v", s.Name, r)
 		}
 	}()
+	if s.Kind == KindCharLM {
+		return nil, fmt.Errorf("%w: gorgonia: no twin of the charlm transformer (its attention, LayerNorm and AdamW would have to be written in Gorgonia)", ErrUnavailable)
+	}
 	g := G.NewGraph()
 	in := &gorgoniaInst{spec: s, g: g}
 	switch s.Kind {

@@ -62,9 +62,10 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	        in exec/cpu/bench_test.go (the compiler fuses it);
 //	matmul: ops.MatMul(a, b);
 //	xent:   Mean(SoftmaxCrossEntropy(logits, onehot, -1)) and autodiff.Grad by logits;
-//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true).
+//	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true);
 //	embed:  ops.Gather(table, ids, 0) and autodiff.VJP by the table for the upstream
-//	        gradient gy (an IndexAdd into zeros).
+//	        gradient gy (an IndexAdd into zeros);
+//	charlm: see newCharLM.
 func (e *Loom) New(s Spec) (Instance, error) {
 	g := graph.New()
 	in := &loomInst{spec: s}
@@ -128,6 +129,11 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		loss := ops.Mean(ops.SoftmaxCrossEntropy(logits, y, -1))
 		outs = []*graph.Node{loss, autodiff.Grad(loss, logits)[0]}
 		in.feeds = exec.Feeds{logits: f32(ld, s.Rows, s.Classes), y: f32(yd, s.Rows, s.Classes)}
+	case KindCharLM:
+		var err error
+		if outs, opts, err = e.newCharLM(g, s, in); err != nil {
+			return nil, err
+		}
 	case KindSort, KindTopK:
 		x := g.Input("x", tensor.Float32, s.N)
 		if s.Kind == KindSort {
@@ -186,6 +192,17 @@ func values(t *tensor.Tensor) []float32 {
 
 func (in *loomInst) Check() (map[string][]float64, error) {
 	res := map[string][]float64{}
+	if in.spec.Kind == KindCharLM {
+		var losses []float64
+		for i := 0; i < 3; i++ {
+			if err := in.step(); err != nil {
+				return nil, err
+			}
+			losses = append(losses, float64(values(in.outs[0])[0]))
+		}
+		res["loss"] = losses
+		return res, nil
+	}
 	if in.spec.Kind == KindMLP {
 		var losses []float64
 		for i := 0; i < 3; i++ {

@@ -38,12 +38,20 @@ type Spec struct {
 	Rows    int `json:"rows,omitempty"`
 	Classes int `json:"classes,omitempty"`
 
+	// charlm (see CharLMSpec): Vocab tokens, Blocks transformer blocks of
+	// width DModel with Heads heads, context Ctx; Batch windows; dropout
+	// rate Dropout; AdamW with learning rate LR.
+	// embed: a [Vocab, Dim] float32 table, Tokens int64 ids.
+	Vocab   int     `json:"vocab,omitempty"`
+	Blocks  int     `json:"blocks,omitempty"`
+	DModel  int     `json:"d_model,omitempty"`
+	Heads   int     `json:"heads,omitempty"`
+	Ctx     int     `json:"ctx,omitempty"`
+	Dropout float64 `json:"dropout,omitempty"`
+	Dim     int     `json:"dim,omitempty"`
+	Tokens  int     `json:"tokens,omitempty"`
 	// sort, topk: N elements; topk: the K largest.
 	K int `json:"k,omitempty"`
-	// embed: a [Vocab, Dim] float32 table, Tokens int64 ids.
-	Vocab  int `json:"vocab,omitempty"`
-	Dim    int `json:"dim,omitempty"`
-	Tokens int `json:"tokens,omitempty"`
 
 	// Seed is the base of the seeds of every input (see the builders).
 	Seed uint64 `json:"seed"`
@@ -153,6 +161,7 @@ func Workloads(quick bool) []Spec {
 			ChainSpec(1<<10, true),
 			MatMulSpec(64),
 			XentSpec(256, 1000),
+			CharLMCheckSpec(),
 		}
 	}
 	ws := []Spec{MLPSpec(64, 784, 256, 10), MLPSpec(256, 784, 1024, 1024, 10)}
@@ -165,7 +174,7 @@ func Workloads(quick bool) []Spec {
 		ws = append(ws, MatMulSpec(n))
 	}
 	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
-	return append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192))
+	return append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192), CharLMSpec())
 }
 
 // Filter keeps the specs whose names match re (nil keeps all).

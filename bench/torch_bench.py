@@ -173,6 +173,81 @@ class Xent:
         return {"loss": [float(loss.item())], "grad": subsample(self.logits.grad)}
 
 
+class CharLM:
+    """examples/charlm's transformer (bench/charlm.go): nn.Embedding (tied
+    output layer), learned positions, pre-LayerNorm blocks of causal
+    multi-head self-attention (q·kᵀ/√dh plus a -inf mask above the diagonal,
+    softmax, dropout, ·v: torch 1.13 has no scaled_dot_product_attention)
+    and a GELU MLP, dropout; F.cross_entropy, clip_grad_norm_ and
+    torch.optim.AdamW with weight decay on the matrices only. Parameters
+    as charlmParams: matrices uniform(seed, +-CharLMInit) laid out [in,out]."""
+
+    INIT = 0.034641016151377546  # bench.CharLMInit
+
+    def __init__(self, s):
+        V, L, D, H, T, B = s["vocab"], s["blocks"], s["d_model"], s["heads"], s["ctx"], s["batch"]
+        seed = s["seed"]
+        self.H, self.p = H, s.get("dropout", 0.0)
+        a = CharLM.INIT
+        n = B * T
+        self.x = classes(seed, n, V).reshape(B, T)
+        self.y = classes(seed + 1, n, V).reshape(B * T)
+
+        def mat(sd, fi, fo):  # a [fi,fo] weight as nn.Linear's [fo,fi]
+            return uniform(sd, fi * fo, -a, a).reshape(fi, fo).t().contiguous()
+
+        self.tok = torch.nn.Embedding(V, D)
+        self.pos = torch.nn.Parameter(uniform(seed + 11, T * D, -a, a).reshape(T, D))
+        with torch.no_grad():
+            self.tok.weight.copy_(uniform(seed + 10, V * D, -a, a).reshape(V, D))
+        self.blocks = []
+        decay, no_decay = [], [self.tok.weight, self.pos]
+        for l in range(L):
+            b = seed + 20 + 10 * l
+            blk = {"ln1": torch.nn.LayerNorm(D), "qkv": torch.nn.Linear(D, 3 * D), "o": torch.nn.Linear(D, D),
+                   "ln2": torch.nn.LayerNorm(D), "fc1": torch.nn.Linear(D, 4 * D), "fc2": torch.nn.Linear(4 * D, D)}
+            with torch.no_grad():
+                for name, sd, fi, fo in (("qkv", b, D, 3 * D), ("o", b + 1, D, D), ("fc1", b + 2, D, 4 * D), ("fc2", b + 3, 4 * D, D)):
+                    blk[name].weight.copy_(mat(sd, fi, fo))
+                    blk[name].bias.zero_()
+            for name in ("qkv", "o", "fc1", "fc2"):
+                decay.append(blk[name].weight)
+                no_decay.append(blk[name].bias)
+            for name in ("ln1", "ln2"):
+                no_decay += list(blk[name].parameters())
+            self.blocks.append(blk)
+        self.mask = torch.full((T, T), float("-inf")).triu(1)
+        self.lnf = torch.nn.LayerNorm(D)
+        no_decay += list(self.lnf.parameters())
+        self.params = decay + no_decay
+        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+                                     lr=s["lr"], betas=(0.9, 0.99), eps=1e-8)
+
+    def forward(self):
+        B, T = self.x.shape
+        H, p = self.H, self.p
+        h = F.dropout(self.tok(self.x) + self.pos[:T], p)
+        D = h.shape[-1]
+        for blk in self.blocks:
+            q, k, v = blk["qkv"](blk["ln1"](h)).split(D, dim=2)
+            q, k, v = (t.view(B, T, H, D // H).transpose(1, 2) for t in (q, k, v))
+            att = (q * (1 / math.sqrt(D // H))) @ k.transpose(-2, -1) + self.mask
+            o = F.dropout(att.softmax(-1), p) @ v
+            o = o.transpose(1, 2).reshape(B, T, D)
+            h = h + F.dropout(blk["o"](o), p)
+            h = h + F.dropout(blk["fc2"](F.gelu(blk["fc1"](blk["ln2"](h)), approximate="tanh")), p)
+        return self.lnf(h).reshape(B * T, D) @ self.tok.weight.t()
+
+    def step(self):
+        self.opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(self.forward(), self.y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.params, 1.0)
+        self.opt.step()
+        return loss
+
+    def check(self):
+        return {"loss": [float(self.step().item()) for _ in range(3)]}
 class Sort:
     """torch.sort(x) of one row (values and indices: torch.sort always
     computes both), into preallocated outputs."""
@@ -240,7 +315,7 @@ class Embed:
         return {"out": subsample(out), "grad": subsample(self.table.grad)}
 
 
-KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed}
+KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed, "charlm": CharLM}
 
 
 def main():

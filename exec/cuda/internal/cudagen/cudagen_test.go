@@ -407,7 +407,7 @@ func supportNodes(t *testing.T) []*graph.Node {
 				}
 			case d.Kind == opdef.Fusion:
 				continue
-			case opdef.Random: // random (issue 14): the key, and dt as the result's
+			case d.Kind == opdef.Random: // random (issue 14): the key, and dt as the result's
 				a := opdef.RandomAttr{DType: dt, Shape: tensor.Shape{2, 3}}
 				if dt == tensor.Bool {
 					a.P = 0.5
