@@ -27,7 +27,7 @@ demo:
 # (they run as ordinary tests), the examples' tests, and the peer benchmark
 # once for loom alone (so that bench/ keeps building and running).
 test: vet check-generated
-	LOOM_VERIFY=1 $(GO) test -count=1 $(PKGS)
+	LOOM_VERIFY=1 $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
 	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
 	$(GO) test -count=1 -race -short ./exec/cuda/...
