@@ -456,34 +456,10 @@ func radixSort[K sortKey](b *sortBufs[K], keys, tk []K, idx, ti []uint32) ([]K, 
 		}
 	}
 	for d := range W {
-		sh := uint(8 * d)
-		hd := &h[d]
-		if hd[keys[0]>>sh&255] == uint32(n) {
+		if h[d][keys[0]>>(8*d)&255] == uint32(n) {
 			continue // every key has this byte
 		}
-		var sum uint32
-		for j := range hd {
-			c := hd[j]
-			hd[j] = sum
-			sum += c
-		}
-		if idx == nil {
-			for _, k := range keys {
-				j := k >> sh & 255
-				tk[hd[j]] = k
-				hd[j]++
-			}
-		} else {
-			for i, k := range keys {
-				j := k >> sh & 255
-				o := hd[j]
-				tk[o] = k
-				ti[o] = idx[i]
-				hd[j] = o + 1
-			}
-			idx, ti = ti, idx
-		}
-		keys, tk = tk, keys
+		keys, tk, idx, ti = radixPass(h[d][:], keys, tk, idx, ti, uint(8*d), 255)
 	}
 	return keys, idx
 }
@@ -506,36 +482,41 @@ func radixSort11[K sortKey](h *[3][2048]uint32, keys, tk []K, idx, ti []uint32) 
 		h[2][k32>>22]++
 	}
 	for d := range 3 {
-		sh := uint(11 * d)
-		hd := &h[d]
-		if hd[keys[0]>>sh&2047] == uint32(n) {
+		if h[d][keys[0]>>(11*d)&2047] == uint32(n) {
 			continue // every key has these bits
 		}
-		var sum uint32
-		for j := range hd {
-			c := hd[j]
-			hd[j] = sum
-			sum += c
-		}
-		if idx == nil {
-			for _, k := range keys {
-				j := k >> sh & 2047
-				tk[hd[j]] = k
-				hd[j]++
-			}
-		} else {
-			for i, k := range keys {
-				j := k >> sh & 2047
-				o := hd[j]
-				tk[o] = k
-				ti[o] = idx[i]
-				hd[j] = o + 1
-			}
-			idx, ti = ti, idx
-		}
-		keys, tk = tk, keys
+		keys, tk, idx, ti = radixPass(h[d][:], keys, tk, idx, ti, uint(11*d), 2047)
 	}
 	return keys, idx
+}
+
+// radixPass is one pass of the radix sorts: hd, the histogram of the
+// digit (keys>>sh)&mask, becomes the digits' offsets, and keys (idx
+// along, when not nil) are scattered stably into tk (ti). It returns the
+// buffers swapped: the sorted ones first.
+func radixPass[K sortKey](hd []uint32, keys, tk []K, idx, ti []uint32, sh uint, mask K) ([]K, []K, []uint32, []uint32) {
+	var sum uint32
+	for j := range hd {
+		c := hd[j]
+		hd[j] = sum
+		sum += c
+	}
+	if idx == nil {
+		for _, k := range keys {
+			j := k >> sh & mask
+			tk[hd[j]] = k
+			hd[j]++
+		}
+		return tk, keys, idx, ti
+	}
+	for i, k := range keys {
+		j := k >> sh & mask
+		o := hd[j]
+		tk[o] = k
+		ti[o] = idx[i]
+		hd[j] = o + 1
+	}
+	return tk, keys, ti, idx
 }
 
 // insertionSort sorts a short line stably by key (idx along, when not
