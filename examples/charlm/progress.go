@@ -12,18 +12,17 @@ import (
 // The loss shown is an exponential moving average over about 20 steps;
 // val is the latest validation loss.
 type progress struct {
-	w           io.Writer
-	inPlace     bool
-	steps       int
-	start       int // the first step of this run (a resumed run starts late)
-	ema         float64
-	seen        int
-	val         float64
-	lastDraw    time.Time
-	step        int
-	elapsed     time.Duration
-	nextTenth   int
-	tokensPerSt int
+	w         io.Writer
+	inPlace   bool
+	steps     int
+	start     int // the first step of this run (a resumed run starts late)
+	ema       float64
+	seen      int
+	val       float64
+	lastDraw  time.Time
+	step      int
+	elapsed   time.Duration
+	nextTenth int
 }
 
 func newProgress(w io.Writer, inPlace bool, steps, start int) *progress {
