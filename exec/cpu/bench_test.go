@@ -268,3 +268,29 @@ func BenchmarkCancellable(b *testing.B) {
 		}
 	}
 }
+
+// benchRun compiles ys on be, runs it once (warm-up), then times RunInto
+// with feeds into preallocated outputs, b.SetBytes(bytes) per iteration:
+// the loop the one-op kernel benchmarks share.
+func benchRun(b *testing.B, be exec.Backend, ys []*graph.Node, feeds exec.Feeds, bytes int64, opts ...exec.Option) {
+	p, err := exec.Compile(be, ys, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	out := make([]*tensor.Tensor, len(ys))
+	for i, y := range ys {
+		out[i] = tensor.Zeros(y.DType(), y.Shape()...)
+	}
+	ctx := context.Background()
+	if err := p.RunInto(ctx, feeds, out); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(bytes)
+	b.ResetTimer()
+	for range b.N {
+		if err := p.RunInto(ctx, feeds, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,11 +1,9 @@
 package cpu_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
-	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
@@ -31,18 +29,7 @@ func BenchmarkIndexAddManyToFew(b *testing.B) {
 				ns, feeds := exectest.Inputs(g, exectest.Rand(tensor.Float32, tensor.Shape{rows, 512}, -1, 1, 1),
 					exectest.Rand(tensor.Int32, tensor.Shape{8192}, 0, float64(rows), 2), exectest.Rand(tensor.Float32, tensor.Shape{8192, 512}, -1, 1, 3))
 				y := ops.IndexAdd(ns[0], ns[1], ns[2], 0)
-				prog, err := exec.Compile(be, []*graph.Node{y})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer prog.Close()
-				out := []*tensor.Tensor{tensor.Zeros(tensor.Float32, rows, 512)}
-				b.SetBytes(int64(4 * 512 * (8192 + 2*rows)))
-				for b.Loop() {
-					if err := prog.RunInto(context.Background(), feeds, out); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchRun(b, be, []*graph.Node{y}, feeds, int64(4*512*(8192+2*rows)))
 			})
 		}
 	}

@@ -1,7 +1,6 @@
 package cpu_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -34,25 +33,8 @@ func BenchmarkMath(b *testing.B) {
 			b.Run(fn.name+"/"+dt.Short(), func(b *testing.B) {
 				g := graph.New()
 				x := g.Input("x", dt, n)
-				y := fn.f(x)
-				p, err := exec.Compile(be, []*graph.Node{y})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
 				feeds := exec.Feeds{x: exectest.Rand(dt, x.Shape(), -6, 6, 2)}
-				out := []*tensor.Tensor{tensor.Zeros(dt, n)}
-				ctx := context.Background()
-				if err := p.RunInto(ctx, feeds, out); err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(int64(dt.Size() * n))
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := p.RunInto(ctx, feeds, out); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchRun(b, be, []*graph.Node{fn.f(x)}, feeds, int64(dt.Size()*n))
 			})
 		}
 	}

@@ -1,7 +1,6 @@
 package cpu_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -39,23 +38,7 @@ func BenchmarkRandom(b *testing.B) {
 			x := g.Input("x", tensor.Float32, n)
 			feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, tensor.Shape{n}, -1, 1, 1)}
 			y := f.f(key, x)
-			p, err := exec.Compile(be, []*graph.Node{y}, exec.IgnoreUnusedFeeds())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close()
-			o, err := tensor.Make(y.DType(), y.Shape()...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := []*tensor.Tensor{o}
-			b.SetBytes(int64(n * y.DType().Size()))
-			b.ResetTimer()
-			for range b.N {
-				if err := p.RunInto(context.Background(), feeds, out); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchRun(b, be, []*graph.Node{y}, feeds, int64(n*y.DType().Size()), exec.IgnoreUnusedFeeds())
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package cpu_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -40,26 +39,9 @@ func BenchmarkScan(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/axis%d", f.name, axis), func(b *testing.B) {
 				g := graph.New()
 				x := g.Input("x", tensor.Float32, 1024, 1024)
-				y := f.f(x, axis)
-				p, err := exec.Compile(be, []*graph.Node{y})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
 				// All over values that are never zero reads every element.
 				feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), 0.5, 1.5, 3)}
-				out := []*tensor.Tensor{tensor.Zeros(y.DType(), y.Shape()...)}
-				ctx := context.Background()
-				if err := p.RunInto(ctx, feeds, out); err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(4 << 20)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := p.RunInto(ctx, feeds, out); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchRun(b, be, []*graph.Node{f.f(x, axis)}, feeds, 4<<20)
 			})
 		}
 	}

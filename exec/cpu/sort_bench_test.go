@@ -1,7 +1,6 @@
 package cpu_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -35,28 +34,7 @@ func BenchmarkSort(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			g := graph.New()
 			x := g.Input("x", tensor.Float32, c.shape...)
-			ys := c.f(x)
-			p, err := exec.Compile(be, ys)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close()
-			feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 3)}
-			var out []*tensor.Tensor
-			for _, y := range ys {
-				out = append(out, tensor.Zeros(y.DType(), y.Shape()...))
-			}
-			ctx := context.Background()
-			if err := p.RunInto(ctx, feeds, out); err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(4 << 20)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := p.RunInto(ctx, feeds, out); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchRun(b, be, c.f(x), exec.Feeds{x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 3)}, 4<<20)
 		})
 	}
 }
