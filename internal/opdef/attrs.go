@@ -219,6 +219,14 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 	case RandomAttr:
 		a.Shape = a.Shape.Clone()
 		return a
+	case ConvAttr:
+		a.Stride, a.Dilation = slices.Clone(a.Stride), slices.Clone(a.Dilation)
+		a.PadLo, a.PadHi, a.Size = slices.Clone(a.PadLo), slices.Clone(a.PadHi), slices.Clone(a.Size)
+		return a
+	case PoolAttr:
+		a.Kernel, a.Stride, a.Dilation = slices.Clone(a.Kernel), slices.Clone(a.Stride), slices.Clone(a.Dilation)
+		a.PadLo, a.PadHi, a.Size = slices.Clone(a.PadLo), slices.Clone(a.PadHi), slices.Clone(a.Size)
+		return a
 	case *FusedAttr:
 		if a == nil {
 			return a
