@@ -90,10 +90,13 @@ func (a PoolAttr) Spatial() int { return len(a.Kernel) }
 // ConvOutSize is the length of a convolution's (or floor-mode pooling's)
 // result along one spatial dim: the input length in, padded with lo and
 // hi, a window of k taps dilation apart, stepping by stride (PyTorch's
-// Conv/MaxPool formula). It is < 1 when the window does not fit.
+// Conv/MaxPool formula). It is 0 when the window does not fit.
 func ConvOutSize(in, k, stride, dilation, lo, hi int) int {
-	span := dilation*(k-1) + 1
-	return (in+lo+hi-span)/stride + 1
+	num := in + lo + hi - (dilation*(k-1) + 1)
+	if num < 0 {
+		return 0 // the window is longer than the padded input
+	}
+	return num/stride + 1
 }
 
 // PoolOutSize is ConvOutSize with PyTorch's ceil_mode when ceil is set:
@@ -106,7 +109,7 @@ func PoolOutSize(in, k, stride, dilation, lo, hi int, ceil bool) int {
 	span := dilation*(k-1) + 1
 	num := in + lo + hi - span
 	if num < 0 {
-		return num/stride + 1 // does not fit: < 1, as in floor mode
+		return 0 // does not fit, as in floor mode
 	}
 	out := (num+stride-1)/stride + 1
 	if (out-1)*stride >= in+lo {

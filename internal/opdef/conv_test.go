@@ -14,6 +14,11 @@ func TestPoolOutSize(t *testing.T) {
 		{10, 3, 4, 1, 2, 2, 3},
 		{4, 3, 2, 1, 1, 2, 3},
 		{9, 2, 3, 1, 1, 4, 4},
+		// A window longer than the padded input: torch raises "Output
+		// size is too small" for both modes; ours is 0 (a truncating
+		// division would give 1 here, since -1/2 is 0).
+		{1, 2, 2, 0, 1, 0, 0},
+		{2, 3, 2, 0, 2, 0, 0},
 	} {
 		if got := PoolOutSize(c.n, c.k, c.s, c.d, c.p, c.p, false); got != c.floor {
 			t.Errorf("PoolOutSize(%+v, floor) = %d, want %d", c, got, c.floor)
