@@ -6,6 +6,7 @@ import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/gemm"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/internal/stop"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -149,7 +150,7 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 // col2im adds rows [0, ck) of the column block col (output positions
 // [p0, p0+cnt)) back into x (one batch and group), the transpose of
 // im2col.
-func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
+func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T, add func(d, a, b []T)) {
 	y1, y2 := g.y[1], g.y[2]
 	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
 	for r := 0; r < g.ck; r++ {
@@ -168,10 +169,8 @@ func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
 				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
 				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
 				if st := g.st[2]; st == 1 {
-					dst, src := xr[lo+off:hi+off], in[lo-e:hi-e]
-					for i := range dst {
-						dst[i] += src[i]
-					}
+					dst := xr[lo+off : hi+off]
+					add(dst, dst, in[lo-e:hi-e])
 				} else {
 					for u := lo; u < hi; u++ {
 						xr[u*st+off] += in[u-e]
@@ -188,10 +187,10 @@ func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
 }
 
 // chunkFor is the number of output positions a work item handles: about
-// target elements of column block for rows rows, a multiple of 16, at
-// least 16, at most yv.
+// target elements of column block for rows rows, a multiple of 64 (whole
+// micro-kernel columns of internal/gemm), at least 64, at most yv.
 func chunkFor(yv, rows, target int) int {
-	pc := max(16, target/max(rows, 1)/16*16)
+	pc := max(64, target/max(rows, 1)/64*64)
 	return min(pc, yv)
 }
 
@@ -300,12 +299,16 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 	pc := chunkFor(g.yv, g.ck, colTarget)
 	chunks := (g.yv + pc - 1) / pc
 	tail := g.yv - (chunks-1)*pc
-	full, last := plan(true, false, g.ck, pc, g.og), plan(true, false, g.ck, tail, g.og)
+	full, last := plan(false, false, g.ck, pc, g.og), plan(false, false, g.ck, tail, g.og)
+	add, _, _ := simd.Binary[T](simd.Add)
 	return &kernel{bind: func(a *args) func() {
 		colLen := g.ck * pc
 		if g.identity {
 			colLen = 0
 		}
+		// wt[g] is w[g]ᵀ (ck × og), transposed once per run: packing it is
+		// then a copy, not a gather, in every product.
+		wt := make([]T, g.o*g.ck)
 		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
 		col, ws := make([][]T, a.Threads()), make([][]T, a.Threads())
 		for i := range ws {
@@ -316,7 +319,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 			perItem = 1
 		}
 		l := a.Loop(func(lo, hi, part int) {
-			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			dy, dx := as[T](a.In(0)), as[T](a.Out())
 			done := a.Done()
 			for it := lo; it < hi; it++ {
 				if stop.Done(done) {
@@ -324,7 +327,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 				}
 				bg := it / perItem
 				b, gr := bg/g.groups, bg%g.groups
-				wg := w[gr*g.og*g.ck : (gr+1)*g.og*g.ck]
+				wg := wt[gr*g.og*g.ck : (gr+1)*g.og*g.ck]
 				dyg := dy[(b*g.o+gr*g.og)*g.yv:]
 				dxg := dx[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
 				if g.identity {
@@ -333,7 +336,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 					if ch == chunks-1 {
 						p = last
 					}
-					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, dxg[p0:], g.sv, ws[part]) {
+					if !runTasks(done, p, 1, wg, g.og, dyg[p0:], g.yv, 0, dxg[p0:], g.sv, ws[part]) {
 						return
 					}
 					continue
@@ -344,18 +347,28 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 					if ch == chunks-1 {
 						cnt, p = tail, last
 					}
-					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, col[part], cnt, ws[part]) {
+					if !runTasks(done, p, 1, wg, g.og, dyg[p0:], g.yv, 0, col[part], cnt, ws[part]) {
 						return
 					}
-					col2im(g, col[part], p0, cnt, dxg)
+					col2im(g, col[part], p0, cnt, dxg, add)
 				}
 			}
 		})
 		items := g.n * g.groups * perItem
 		return func() {
-			if items > 0 {
-				l.Run(items, 1, 0)
+			if items == 0 {
+				return
 			}
+			w := as[T](a.In(1))
+			for gr := 0; gr < g.groups; gr++ {
+				src, dst := w[gr*g.og*g.ck:(gr+1)*g.og*g.ck], wt[gr*g.og*g.ck:(gr+1)*g.og*g.ck]
+				for o := 0; o < g.og; o++ {
+					for r, v := range src[o*g.ck : (o+1)*g.ck] {
+						dst[r*g.og+o] = v
+					}
+				}
+			}
+			l.Run(items, 1, 0)
 		}
 	}}
 }
