@@ -464,7 +464,9 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 
 // depthwiseKernel: items are output planes (batch, output channel).
 func depthwiseKernel[T float32 | float64](g *convGeo) *kernel {
+	fma := fmaOf[T]()
 	return &kernel{bind: func(a *args) func() {
+		wb := tapBuffers[T](a.Threads(), g)
 		l := a.Loop(func(lo, hi, part int) {
 			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			for it := lo; it < hi; it++ {
@@ -477,49 +479,75 @@ func depthwiseKernel[T float32 | float64](g *convGeo) *kernel {
 				xp := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
 				wo := w[o*g.kv : (o+1)*g.kv]
 				clear(yp)
-				depthwisePlane(g, xp, wo, yp, false)
+				depthwisePlane(g, xp, wo, yp, false, fma, wb[part])
 			}
 		})
 		return func() { l.Run(g.n*g.o, 1, 0) }
 	}}
 }
 
+// fmaOf is internal/simd's d = a·b + c of the element type.
+func fmaOf[T float32 | float64]() func(d, a, b, c []T) {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.FMAF32).(func(d, a, b, c []T))
+	}
+	return any(simd.FMAF64).(func(d, a, b, c []T))
+}
+
+// tapBuffers are the per-part rows of one tap's weight that the
+// depthwise loops multiply by (as internal/simd's FMA wants vectors).
+func tapBuffers[T float32 | float64](threads int, g *convGeo) [][]T {
+	wb := make([][]T, threads)
+	for i := range wb {
+		wb[i] = make([]T, g.kv*g.y[2])
+	}
+	return wb
+}
+
 // depthwisePlane adds to the output plane yp the convolution of the input
 // plane xp with the taps wo; with transpose it adds the transpose instead
-// (the gradient plane xp from yp).
-func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose bool) {
+// (the gradient plane xp from yp). Output rows are the outer loop, so a
+// row takes every tap while it is in L1; rows of unit stride are FMAs
+// with wb holding each tap's weight (kv rows of y2).
+func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose bool, fma func(d, a, b, c []T), wb []T) {
 	y0, y1, y2 := g.y[0], g.y[1], g.y[2]
 	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
 	st := g.st[2]
-	for t := 0; t < g.kv; t++ {
-		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
-		wv := wo[t]
-		off := t2*g.dl[2] - g.pl[2]
-		lo, hi := validRange(0, y2, st, off, s2)
-		if lo >= hi {
-			continue
+	for t, wv := range wo {
+		wr := wb[t*y2 : (t+1)*y2]
+		for i := range wr {
+			wr[i] = wv
 		}
-		for a := 0; a < y0; a++ {
-			ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
-			if ia < 0 || ia >= s0 {
-				continue
-			}
-			for b := 0; b < y1; b++ {
+	}
+	for a := 0; a < y0; a++ {
+		for b := 0; b < y1; b++ {
+			yr := yp[(a*y1+b)*y2 : (a*y1+b+1)*y2]
+			for t := 0; t < g.kv; t++ {
+				t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+				ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
 				ib := b*g.st[1] - g.pl[1] + t1*g.dl[1]
-				if ib < 0 || ib >= s1 {
+				if ia < 0 || ia >= s0 || ib < 0 || ib >= s1 {
+					continue
+				}
+				off := t2*g.dl[2] - g.pl[2]
+				lo, hi := validRange(0, y2, st, off, s2)
+				if lo >= hi {
 					continue
 				}
 				xr := xp[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
-				yr := yp[(a*y1+b)*y2 : (a*y1+b+1)*y2]
+				wv, wr := wo[t], wb[t*y2:t*y2+hi-lo]
 				switch {
 				case transpose && st == 1:
-					axpy(wv, yr[lo:hi], xr[lo+off:hi+off])
+					d := xr[lo+off : hi+off]
+					fma(d, wr, yr[lo:hi], d)
 				case transpose:
 					for u := lo; u < hi; u++ {
 						xr[u*st+off] += wv * yr[u]
 					}
 				case st == 1:
-					axpy(wv, xr[lo+off:hi+off], yr[lo:hi])
+					d := yr[lo:hi]
+					fma(d, wr, xr[lo+off:hi+off], d)
 				default:
 					for u := lo; u < hi; u++ {
 						yr[u] += wv * xr[u*st+off]
@@ -530,24 +558,12 @@ func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose b
 	}
 }
 
-// axpy sets y += a·x (len(y) == len(x)), four at a time.
-func axpy[T float32 | float64](a T, x, y []T) {
-	n := len(y)
-	x = x[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		y0, y1, y2, y3 := y[i]+a*x[i], y[i+1]+a*x[i+1], y[i+2]+a*x[i+2], y[i+3]+a*x[i+3]
-		y[i], y[i+1], y[i+2], y[i+3] = y0, y1, y2, y3
-	}
-	for ; i < n; i++ {
-		y[i] += a * x[i]
-	}
-}
-
 // depthwiseTransposeKernel: items are input-gradient planes (batch,
 // channel), each the sum over the channel's og filters.
 func depthwiseTransposeKernel[T float32 | float64](g *convGeo) *kernel {
+	fma := fmaOf[T]()
 	return &kernel{bind: func(a *args) func() {
+		wb := tapBuffers[T](a.Threads(), g)
 		l := a.Loop(func(lo, hi, part int) {
 			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			for it := lo; it < hi; it++ {
@@ -558,7 +574,7 @@ func depthwiseTransposeKernel[T float32 | float64](g *convGeo) *kernel {
 				xp := dx[it*g.sv : (it+1)*g.sv]
 				clear(xp)
 				for o := c * g.og; o < (c+1)*g.og; o++ {
-					depthwisePlane(g, xp, w[o*g.kv:(o+1)*g.kv], dy[(b*g.o+o)*g.yv:(b*g.o+o+1)*g.yv], true)
+					depthwisePlane(g, xp, w[o*g.kv:(o+1)*g.kv], dy[(b*g.o+o)*g.yv:(b*g.o+o+1)*g.yv], true, fma, wb[part])
 				}
 			}
 		})
