@@ -237,9 +237,9 @@ func runTasks[T float32 | float64](done <-chan struct{}, p gemmPlan[T], alpha T,
 	return true
 }
 
-// colTarget is the elements of column block a work item packs (256 KiB
-// of float32, about half of L2).
-const colTarget = 64 << 10
+// colTarget is the elements of column block a work item packs (640 KiB
+// of float32, within L2).
+const colTarget = 160 << 10
 
 // convForwardKernel: items are (batch, group, chunk of output positions);
 // each packs its column block and multiplies w[g] by it into y.
@@ -373,20 +373,31 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 	}}
 }
 
-// fgRows is the rows of the column matrix (of dw's columns) a filter
-// gradient work item computes: fixed by the shapes, not the thread count.
-const fgRows = 64
+// Filter gradient blocking: rows of dw's columns per work item (at most
+// fgRows, split evenly), and the batch split into at most fgSlices slices
+// of consecutive images, each summed into its own partial gradient (at
+// most fgPartial elements of them in all), then the partials added in
+// order. All three depend on the shapes only, not the thread count.
+const (
+	fgRows    = 512
+	fgSlices  = 8
+	fgPartial = 4 << 20
+)
 
 // convFilterGradKernel: dw[g][:, r0:r1] = Σ_n Σ_chunks dy[n, g][:, chunk]
-// · col[n, g][r0:r1, chunk]ᵀ. Items are (group, block of rows); each sums
-// over the batch and the chunks in order.
+// · col[n, g][r0:r1, chunk]ᵀ. Items are (batch slice, group, block of
+// rows); each sums over its images and the chunks in order.
 func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kernel {
-	rb := min(fgRows, g.ck)
+	nb := (g.ck + fgRows - 1) / fgRows
+	rb := min(g.ck, (g.ck+nb-1)/nb+31) / 32 * 32
+	rb = max(rb, min(g.ck, 32))
 	blocks := (g.ck + rb - 1) / rb
 	rtail := g.ck - (blocks-1)*rb
 	pc := chunkFor(g.yv, rb, colTarget)
 	chunks := (g.yv + pc - 1) / pc
 	tail := g.yv - (chunks-1)*pc
+	dwLen := g.o * g.ck
+	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
 	// plans[i][j]: i = full or tail block of rows, j = full or tail chunk.
 	var plans [2][2]gemmPlan[T]
 	for i, rows := range []int{rb, rtail} {
@@ -394,6 +405,7 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 			plans[i][j] = plan(false, true, g.og, rows, cnt)
 		}
 	}
+	add, _, _ := simd.Binary[T](simd.Add)
 	return &kernel{bind: func(a *args) func() {
 		colLen := rb * pc
 		if g.identity {
@@ -409,24 +421,34 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 		for i := range ws {
 			col[i], ws[i] = make([]T, colLen), make([]T, wsLen)
 		}
+		var partial []T // slices 1.. (slice 0 sums into dw)
+		if slices > 1 {
+			partial = make([]T, (slices-1)*dwLen)
+		}
 		l := a.Loop(func(lo, hi, part int) {
-			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			x, dy := as[T](a.In(0)), as[T](a.In(1))
 			done := a.Done()
 			for it := lo; it < hi; it++ {
-				gr, blk := it/blocks, it%blocks
+				sl, rest := it/(g.groups*blocks), it%(g.groups*blocks)
+				gr, blk := rest/blocks, rest%blocks
 				r0, rows, pi := blk*rb, rb, 0
 				if blk == blocks-1 {
 					rows, pi = rtail, 1
 				}
+				dw := as[T](a.Out())
+				if sl > 0 {
+					dw = partial[(sl-1)*dwLen : sl*dwLen]
+				}
 				c := dw[gr*g.og*g.ck+r0:]
-				if g.n == 0 {
+				b0, b1 := sl*g.n/slices, (sl+1)*g.n/slices
+				if b0 == b1 {
 					for o := 0; o < g.og; o++ {
 						clear(c[o*g.ck : o*g.ck+rows])
 					}
 					continue
 				}
 				var beta T
-				for b := 0; b < g.n; b++ {
+				for b := b0; b < b1; b++ {
 					if stop.Done(done) {
 						return
 					}
@@ -453,8 +475,16 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 				}
 			}
 		})
-		items := g.groups * blocks
-		return func() { l.Run(items, 1, 0) }
+		items := slices * g.groups * blocks
+		return func() {
+			l.Run(items, 1, 0)
+			if slices > 1 && !a.Stopped() {
+				dw := as[T](a.Out())
+				for sl := 1; sl < slices; sl++ {
+					add(dw, dw, partial[(sl-1)*dwLen:sl*dwLen])
+				}
+			}
+		}
 	}}
 }
 
