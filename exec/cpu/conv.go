@@ -117,6 +117,7 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 		row := col[(r-r0)*cnt : (r-r0+1)*cnt]
 		xc := x[c*g.sv : (c+1)*g.sv]
 		off := t2*g.dl[2] - g.pl[2]
+		flo, fhi := validRange(0, y2, g.st[2], off, s2) // of a whole row
 		a, b, e := p0/(y1*y2), (p0/y2)%y1, p0%y2
 		for j := 0; j < cnt; {
 			seg := min(y2-e, cnt-j)
@@ -127,8 +128,13 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 				clear(out)
 			} else {
 				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
-				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
-				clear(out[:lo-e])
+				lo, hi := max(flo, e), min(fhi, e+seg)
+				if hi < lo {
+					lo, hi = e, e
+				}
+				if lo > e {
+					clear(out[:lo-e])
+				}
 				if st := g.st[2]; st == 1 {
 					copy(out[lo-e:hi-e], xr[lo+off:hi+off])
 				} else {
@@ -136,7 +142,9 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 						out[u-e] = xr[u*st+off]
 					}
 				}
-				clear(out[hi-e:])
+				if hi < e+seg {
+					clear(out[hi-e:])
+				}
 			}
 			j += seg
 			e = 0
