@@ -2,8 +2,10 @@ package cpu_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
@@ -104,5 +106,55 @@ func TestConvAgainstReference(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestConvCancel: a cancelled Run stops inside each convolution kernel
+// (they check the context between work items and internal/gemm between
+// its blocks) well before the kernel would end.
+func TestConvCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few large convolutions")
+	}
+	be, err := cpu.New(cpu.Threads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	dt := tensor.Float32
+	g := graph.New()
+	x := g.Input("x", dt, 48, 64, 40, 40)
+	w := g.Input("w", dt, 64, 64, 3, 3)
+	y := ops.Conv(x, w, ops.Padding(1))
+	dy := g.Input("dy", dt, y.Shape()...)
+	a := y.Attr().(opdef.ConvAttr)
+	ta, fa := a, a
+	ta.Size, fa.Size = []int{40, 40}, []int{3, 3}
+	feeds := exec.Feeds{x: exectest.Rand(dt, x.Shape(), -1, 1, 1), w: exectest.Rand(dt, w.Shape(), -1, 1, 2), dy: exectest.Rand(dt, dy.Shape(), -1, 1, 3)}
+	for _, n := range []*graph.Node{y, ops.Apply(ops.OpConvTranspose, ta, dy, w), ops.Apply(ops.OpConvFilterGrad, fa, x, dy)} {
+		t.Run(opdef.Lookup(n.Op()).Name, func(t *testing.T) {
+			p, err := exec.Compile(be, []*graph.Node{n}, exec.IgnoreUnusedFeeds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			out := []*tensor.Tensor{tensor.Zeros(dt, n.Shape()...)}
+			start := time.Now()
+			if err := p.RunInto(context.Background(), feeds, out); err != nil {
+				t.Fatal(err)
+			}
+			full := time.Since(start)
+			ctx, cancel := context.WithTimeout(context.Background(), full/20)
+			defer cancel()
+			start = time.Now()
+			err = p.RunInto(ctx, feeds, out)
+			took := time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("cancelled run: %v, want the deadline's error", err)
+			}
+			if took > full/2 {
+				t.Errorf("cancelled after %v, the run stopped after %v (a full run takes %v)", full/20, took, full)
+			}
+		})
 	}
 }
