@@ -228,6 +228,9 @@ func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *k
 	case op == ops.OpConvFilterGrad && g.cg == 1 && !g.identity:
 		return depthwiseFilterGradKernel[T](g)
 	case op == ops.OpConv:
+		if sh, ok := newShiftGeo(g); ok {
+			return convShiftKernel(g, sh, plan)
+		}
 		return convForwardKernel(g, plan)
 	case op == ops.OpConvTranspose:
 		return convTransposeKernel(g, plan)
@@ -688,4 +691,140 @@ func dot[T float32 | float64](x, y []T) T {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// shiftGeo is the geometry of the shifted products, for convolutions of
+// stride 1 with many channels per group: the input of one batch and group
+// is copied into a zero-padded buffer (dims P = S + lo + hi), in which
+// output position a sits at q = (a0·P1 + a1)·P2 + a2 and reads tap t at
+// q + shift[t]. Then y = Σ_t w[:, :, t] · xpad[:, shift[t]:] is one
+// product per tap over a contiguous run of q (the columns with a1 >= Y1
+// or a2 >= Y2 are computed and dropped), and no column matrix is built.
+type shiftGeo struct {
+	p     [3]int
+	pv, q int   // padded volume; positions from the first output to the last
+	shift []int // per tap
+}
+
+// Thresholds of the shifted products: enough channels per group for the
+// per-tap products to be efficient, and few dropped columns.
+const (
+	shiftMinChannels = 16
+	shiftMinUseful   = 0.85
+)
+
+func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
+	if g.identity || g.cg < shiftMinChannels || g.n*g.groups < 4 {
+		return nil, false
+	}
+	sh := &shiftGeo{}
+	for d := 0; d < 3; d++ {
+		if g.st[d] != 1 {
+			return nil, false
+		}
+		sh.p[d] = g.y[d] + (g.k[d]-1)*g.dl[d]
+	}
+	sh.pv = sh.p[0] * sh.p[1] * sh.p[2]
+	sh.q = ((g.y[0]-1)*sh.p[1]+g.y[1]-1)*sh.p[2] + g.y[2]
+	if float64(g.yv) < shiftMinUseful*float64(sh.q) {
+		return nil, false
+	}
+	sh.shift = make([]int, g.kv)
+	for t := range sh.shift {
+		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+		sh.shift[t] = (t0*g.dl[0]*sh.p[1]+t1*g.dl[1])*sh.p[2] + t2*g.dl[2]
+	}
+	return sh, true
+}
+
+// shiftChunk is the positions a shifted product covers at a time.
+const shiftChunk = 512
+
+// convShiftKernel: items are (batch, group); each pads its input, then for
+// each chunk of positions sums the per-tap products into a block and
+// copies its kept columns to y.
+func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
+	pc := min(shiftChunk, sh.q)
+	chunks := (sh.q + pc - 1) / pc
+	tail := sh.q - (chunks-1)*pc
+	full, last := plan(false, false, g.og, pc, g.cg), plan(false, false, g.og, tail, g.cg)
+	return &kernel{bind: func(a *args) func() {
+		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
+		xpad, blk, ws := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			// The borders stay zero: every item writes the same interior.
+			xpad[i], blk[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*pc), make([]T, wsLen)
+		}
+		// wr[g][t] is w[g][:, :, t] (og × cg), rearranged once per run.
+		wr := make([]T, g.o*g.ck)
+		l := a.Loop(func(lo, hi, part int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			done := a.Done()
+			xp, bk := xpad[part], blk[part]
+			for it := lo; it < hi; it++ {
+				if stop.Done(done) {
+					return
+				}
+				b, gr := it/g.groups, it%g.groups
+				xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+				for c := 0; c < g.cg; c++ {
+					for i0 := 0; i0 < g.s[0]; i0++ {
+						for i1 := 0; i1 < g.s[1]; i1++ {
+							dst := c*sh.pv + ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+							src := c*g.sv + (i0*g.s[1]+i1)*g.s[2]
+							copy(xp[dst:dst+g.s[2]], xg[src:src+g.s[2]])
+						}
+					}
+				}
+				yg := y[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
+				for ch := 0; ch < chunks; ch++ {
+					q0, cnt, p := ch*pc, pc, full
+					if ch == chunks-1 {
+						cnt, p = tail, last
+					}
+					for t, off := range sh.shift {
+						var beta T
+						if t > 0 {
+							beta = 1
+						}
+						wt := wr[(gr*g.kv+t)*g.og*g.cg : (gr*g.kv+t+1)*g.og*g.cg]
+						if !runTasks(done, p, 1, wt, g.cg, xp[q0+off:], sh.pv, beta, bk, cnt, ws[part]) {
+							return
+						}
+					}
+					// Copy the kept columns, a run of each padded row at a time.
+					q := q0
+					for q < q0+cnt {
+						a2 := q % sh.p[2]
+						a1 := (q / sh.p[2]) % sh.p[1]
+						a0 := q / (sh.p[2] * sh.p[1])
+						end := min(q0+cnt, q-a2+sh.p[2])
+						if a1 < g.y[1] && a2 < g.y[2] {
+							n := min(end, q-a2+g.y[2]) - q
+							dst := (a0*g.y[1]+a1)*g.y[2] + a2
+							for o := 0; o < g.og; o++ {
+								copy(yg[o*g.yv+dst:o*g.yv+dst+n], bk[o*cnt+q-q0:])
+							}
+						}
+						q = end
+					}
+				}
+			}
+		})
+		items := g.n * g.groups
+		return func() {
+			w := as[T](a.In(1))
+			for gr := 0; gr < g.groups; gr++ {
+				for o := 0; o < g.og; o++ {
+					for c := 0; c < g.cg; c++ {
+						src := w[((gr*g.og+o)*g.cg+c)*g.kv:]
+						for t := 0; t < g.kv; t++ {
+							wr[((gr*g.kv+t)*g.og+o)*g.cg+c] = src[t]
+						}
+					}
+				}
+			}
+			l.Run(items, 1, 0)
+		}
+	}}
 }

@@ -47,6 +47,10 @@ var convSweep = []convShape{
 	// Filter gradient: two row blocks (576 rows) and three batch slices.
 	{[]int{3, 64, 10, 9}, []int{5, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d wide"},
 	{[]int{3, 8, 6, 6}, []int{4, 4, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.Stride(2)}, "2d grouped batch slices"},
+	// Shifted products (stride 1, >= 16 channels per group, N·G >= 4).
+	{[]int{2, 32, 12, 30}, []int{6, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted grouped"},
+	{[]int{4, 16, 5, 20, 40}, []int{3, 16, 2, 2, 3}, []ops.WindowOption{ops.Dilation(1, 2, 1), ops.Padding(1)}, "3d shifted dilated"},
+	{[]int{4, 16, 130}, []int{5, 16, 5}, []ops.WindowOption{ops.Same}, "1d shifted"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every
