@@ -229,10 +229,15 @@ func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *k
 		return depthwiseFilterGradKernel[T](g)
 	case op == ops.OpConv:
 		if sh, ok := newShiftGeo(g); ok {
-			return convShiftKernel(g, sh, plan)
+			return convShiftKernel(g, sh, plan, false)
 		}
 		return convForwardKernel(g, plan)
 	case op == ops.OpConvTranspose:
+		if tg, ok := transposeAsConv(g); ok {
+			if sh, ok := newShiftGeo(tg); ok {
+				return convShiftKernel(tg, sh, plan, true)
+			}
+		}
 		return convTransposeKernel(g, plan)
 	}
 	return convFilterGradKernel(g, plan)
@@ -743,7 +748,11 @@ const shiftChunk = 512
 // convShiftKernel: items are (batch, group); each pads its input, then for
 // each chunk of positions sums the per-tap products into a block and
 // copies its kept columns to y.
-func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
+//
+// With flip it computes ConvTranspose as this convolution of dy (g is then
+// transposeAsConv's geometry): the filter read as [C, O/G, K...] with
+// every tap reversed.
+func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T], flip bool) *kernel {
 	pc := min(shiftChunk, sh.q)
 	chunks := (sh.q + pc - 1) / pc
 	tail := sh.q - (chunks-1)*pc
@@ -817,6 +826,13 @@ func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[
 			for gr := 0; gr < g.groups; gr++ {
 				for o := 0; o < g.og; o++ {
 					for c := 0; c < g.cg; c++ {
+						if flip { // w is [c'=o... ]: w[gr][c][o][kv-1-t]
+							src := w[((gr*g.cg+c)*g.og+o)*g.kv:]
+							for t := 0; t < g.kv; t++ {
+								wr[((gr*g.kv+t)*g.og+o)*g.cg+c] = src[g.kv-1-t]
+							}
+							continue
+						}
 						src := w[((gr*g.og+o)*g.cg+c)*g.kv:]
 						for t := 0; t < g.kv; t++ {
 							wr[((gr*g.kv+t)*g.og+o)*g.cg+c] = src[t]
@@ -827,4 +843,23 @@ func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[
 			l.Run(items, 1, 0)
 		}
 	}}
+}
+
+// transposeAsConv is, for a convolution of stride 1 whose padding is at
+// most the dilated window's reach (dilation·(K-1)) on each side, the
+// geometry of the convolution that computes its ConvTranspose: dy
+// convolved with the filter read as [C, O/G, K...] and every tap reversed,
+// padded by dilation·(K-1) - padding on each side (low and high).
+func transposeAsConv(g *convGeo) (*convGeo, bool) {
+	t := &convGeo{n: g.n, c: g.o, o: g.c, groups: g.groups, cg: g.og, og: g.cg,
+		s: g.y, k: g.k, y: g.s, st: g.st, dl: g.dl, sv: g.yv, kv: g.kv, yv: g.sv, ck: g.og * g.kv}
+	for d := 0; d < 3; d++ {
+		reach := (g.k[d] - 1) * g.dl[d]
+		hi := g.s[d] + g.pl[d] - g.y[d] // reach minus the high padding
+		if g.st[d] != 1 || g.pl[d] > reach || hi < 0 {
+			return nil, false
+		}
+		t.pl[d] = reach - g.pl[d]
+	}
+	return t, true
 }
