@@ -240,6 +240,9 @@ func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *k
 		}
 		return convTransposeKernel(g, plan)
 	}
+	if sh, ok := newShiftGeo(g); ok {
+		return convShiftFilterGradKernel(g, sh, plan)
+	}
 	return convFilterGradKernel(g, plan)
 }
 
@@ -862,4 +865,87 @@ func transposeAsConv(g *convGeo) (*convGeo, bool) {
 		t.pl[d] = reach - g.pl[d]
 	}
 	return t, true
+}
+
+// convShiftFilterGradKernel is the filter gradient over the shifted
+// products: dw[:, :, t] = Σ_n dy'[n] · xpad[n][:, shift[t]:]ᵀ, where dy' is
+// dy laid out on the padded positions with zeros in the dropped columns.
+// Items are (batch slice, group), each summing its images into its own
+// partial gradient (tap-major); the partials are then added in order.
+func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
+	p := plan(false, true, g.og, g.cg, sh.q)
+	dwLen := g.o * g.ck
+	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
+	return &kernel{bind: func(a *args) func() {
+		xpad, dyp, ws := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			// Borders and dropped columns stay zero: every image writes
+			// the same places.
+			xpad[i], dyp[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*sh.q), make([]T, p.WorkspaceFloats())
+		}
+		partial := make([]T, slices*dwLen) // [slice][group][tap][o][c]
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy := as[T](a.In(0)), as[T](a.In(1))
+			done := a.Done()
+			xp, dp := xpad[part], dyp[part]
+			for it := lo; it < hi; it++ {
+				sl, gr := it/g.groups, it%g.groups
+				pt := partial[sl*dwLen+gr*g.og*g.ck : sl*dwLen+(gr+1)*g.og*g.ck]
+				clear(pt)
+				for b := sl * g.n / slices; b < (sl+1)*g.n/slices; b++ {
+					if stop.Done(done) {
+						return
+					}
+					xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+					for c := 0; c < g.cg; c++ {
+						for i0 := 0; i0 < g.s[0]; i0++ {
+							for i1 := 0; i1 < g.s[1]; i1++ {
+								dst := c*sh.pv + ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+								src := c*g.sv + (i0*g.s[1]+i1)*g.s[2]
+								copy(xp[dst:dst+g.s[2]], xg[src:src+g.s[2]])
+							}
+						}
+					}
+					dyg := dy[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
+					for o := 0; o < g.og; o++ {
+						for a0 := 0; a0 < g.y[0]; a0++ {
+							for a1 := 0; a1 < g.y[1]; a1++ {
+								dst := o*sh.q + (a0*sh.p[1]+a1)*sh.p[2]
+								src := o*g.yv + (a0*g.y[1]+a1)*g.y[2]
+								copy(dp[dst:dst+g.y[2]], dyg[src:src+g.y[2]])
+							}
+						}
+					}
+					for t, off := range sh.shift {
+						if !runTasks(done, p, 1, dp, sh.q, xp[off:], sh.pv, 1, pt[t*g.og*g.cg:(t+1)*g.og*g.cg], g.cg, ws[part]) {
+							return
+						}
+					}
+				}
+			}
+		})
+		items := slices * g.groups
+		return func() {
+			l.Run(items, 1, 0)
+			if a.Stopped() {
+				return
+			}
+			dw := as[T](a.Out())
+			for gr := 0; gr < g.groups; gr++ {
+				for o := 0; o < g.og; o++ {
+					for c := 0; c < g.cg; c++ {
+						d := dw[((gr*g.og+o)*g.cg+c)*g.kv : ((gr*g.og+o)*g.cg+c+1)*g.kv]
+						for t := range d {
+							i := ((gr*g.kv+t)*g.og+o)*g.cg + c
+							v := partial[i]
+							for sl := 1; sl < slices; sl++ {
+								v += partial[sl*dwLen+i]
+							}
+							d[t] = v
+						}
+					}
+				}
+			}
+		}
+	}}
 }
