@@ -716,9 +716,12 @@ type shiftGeo struct {
 
 // Thresholds of the shifted products: enough channels per group for the
 // per-tap products to be efficient, and few dropped columns.
+// Each thread holds a padded copy of one image's group (and, for the
+// filter gradient, of dy's), at most shiftMaxBuffer elements each.
 const (
 	shiftMinChannels = 16
 	shiftMinUseful   = 0.85
+	shiftMaxBuffer   = 4 << 20
 )
 
 func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
@@ -734,7 +737,7 @@ func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
 	}
 	sh.pv = sh.p[0] * sh.p[1] * sh.p[2]
 	sh.q = ((g.y[0]-1)*sh.p[1]+g.y[1]-1)*sh.p[2] + g.y[2]
-	if float64(g.yv) < shiftMinUseful*float64(sh.q) {
+	if float64(g.yv) < shiftMinUseful*float64(sh.q) || g.cg*sh.pv > shiftMaxBuffer || g.og*sh.q > shiftMaxBuffer {
 		return nil, false
 	}
 	sh.shift = make([]int, g.kv)
