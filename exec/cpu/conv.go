@@ -32,6 +32,13 @@ import (
 // the input itself is the column matrix. Depthwise-like convolutions (one
 // input channel per group, cg = 1) are direct loops over the taps.
 //
+// Stride-1 convolutions with many channels per group (the common 3×3
+// layers) skip the column matrix altogether: the input is copied into a
+// zero-padded buffer, and each tap is one product with the filter's slice
+// over a shifted view of it (shiftGeo). Their input gradient is then the
+// same kind of convolution of dy with the reversed filter, and their
+// filter gradient one product per tap.
+//
 // Work is split into items whose boundaries depend on the shapes only
 // (batch, group, position chunk, row block), each item computing disjoint
 // outputs with a fixed order of additions, so results do not depend on the
