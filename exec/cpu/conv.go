@@ -229,8 +229,16 @@ func prepareConv(nd *graph.Node) (*kernel, error) {
 func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
 	switch {
 	case op == ops.OpConv && g.cg == 1 && !g.identity:
+		if sh, ok := shiftGeoOf(g, 1, g.kv, depthShiftMinUseful); ok {
+			return depthwiseShiftKernel[T](g, sh, false)
+		}
 		return depthwiseKernel[T](g)
 	case op == ops.OpConvTranspose && g.cg == 1 && !g.identity:
+		if tg, ok := transposeAsConv(g); ok && g.og == 1 {
+			if sh, ok := shiftGeoOf(tg, 1, tg.kv, depthShiftMinUseful); ok {
+				return depthwiseShiftKernel[T](tg, sh, true)
+			}
+		}
 		return depthwiseTransposeKernel[T](g)
 	case op == ops.OpConvFilterGrad && g.cg == 1 && !g.identity:
 		return depthwiseFilterGradKernel[T](g)
@@ -729,12 +737,21 @@ const (
 	shiftMinChannels = 16
 	shiftMinUseful   = 0.85
 	shiftMaxBuffer   = 4 << 20
+	// Depthwise loops save more per call than the dropped columns cost.
+	depthShiftMinUseful = 0.5
 )
 
 func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
 	if g.identity || g.cg < shiftMinChannels || g.n*g.groups < 4 {
 		return nil, false
 	}
+	return shiftGeoOf(g, g.cg, g.og, shiftMinUseful)
+}
+
+// shiftGeoOf is the shifted layout of a stride-1 convolution, refused when
+// it would drop too many columns or a thread's copies (cin planes of the
+// input, cout rows of positions) would be too large.
+func shiftGeoOf(g *convGeo, cin, cout int, minUseful float64) (*shiftGeo, bool) {
 	sh := &shiftGeo{}
 	for d := 0; d < 3; d++ {
 		if g.st[d] != 1 {
@@ -744,7 +761,7 @@ func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
 	}
 	sh.pv = sh.p[0] * sh.p[1] * sh.p[2]
 	sh.q = ((g.y[0]-1)*sh.p[1]+g.y[1]-1)*sh.p[2] + g.y[2]
-	if float64(g.yv) < shiftMinUseful*float64(sh.q) || g.cg*sh.pv > shiftMaxBuffer || g.og*sh.q > shiftMaxBuffer {
+	if float64(g.yv) < minUseful*float64(sh.q) || cin*sh.pv > shiftMaxBuffer || cout*sh.q > shiftMaxBuffer {
 		return nil, false
 	}
 	sh.shift = make([]int, g.kv)
@@ -956,6 +973,75 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 					}
 				}
 			}
+		}
+	}}
+}
+
+// depthwiseShiftKernel is the depthwise convolution of stride 1 over the
+// shifted layout: each input plane is copied into a zero-padded buffer, and
+// the output plane, laid out on the padded positions, is one FMA per tap
+// over the whole plane (wb holds each tap's weight repeated); its kept
+// columns are then copied to y. Items are (output channel, batch), so a
+// thread fills wb once per channel. With flip, g is transposeAsConv's
+// geometry of a depthwise convolution without multiplier (og = 1) and the
+// kernel computes its ConvTranspose (dy convolved with the reversed taps).
+func depthwiseShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, flip bool) *kernel {
+	fma := fmaOf[T]()
+	return &kernel{bind: func(a *args) func() {
+		xpad, ypad, wb := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		cur := make([]int, a.Threads()) // the channel whose taps wb holds
+		for i := range xpad {
+			xpad[i], ypad[i], wb[i] = make([]T, sh.pv), make([]T, sh.q), make([]T, g.kv*sh.q)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			xp, yp, wt := xpad[part], ypad[part], wb[part]
+			for it := lo; it < hi; it++ {
+				if a.Stopped() {
+					return
+				}
+				o, b := it/g.n, it%g.n
+				c := o / g.og
+				if cur[part] != o {
+					for t := 0; t < g.kv; t++ {
+						v := w[o*g.kv+t]
+						if flip {
+							v = w[o*g.kv+g.kv-1-t]
+						}
+						r := wt[t*sh.q : (t+1)*sh.q]
+						for i := range r {
+							r[i] = v
+						}
+					}
+					cur[part] = o
+				}
+				xc := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+				for i0 := 0; i0 < g.s[0]; i0++ {
+					for i1 := 0; i1 < g.s[1]; i1++ {
+						dst := ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+						src := (i0*g.s[1] + i1) * g.s[2]
+						copy(xp[dst:dst+g.s[2]], xc[src:src+g.s[2]])
+					}
+				}
+				clear(yp)
+				for t, off := range sh.shift {
+					fma(yp, wt[t*sh.q:(t+1)*sh.q], xp[off:off+sh.q], yp)
+				}
+				yo := y[(b*g.o+o)*g.yv : (b*g.o+o+1)*g.yv]
+				for a0 := 0; a0 < g.y[0]; a0++ {
+					for a1 := 0; a1 < g.y[1]; a1++ {
+						src := (a0*sh.p[1] + a1) * sh.p[2]
+						dst := (a0*g.y[1] + a1) * g.y[2]
+						copy(yo[dst:dst+g.y[2]], yp[src:src+g.y[2]])
+					}
+				}
+			}
+		})
+		return func() {
+			for i := range cur {
+				cur[i] = -1 // the weights may have changed since the last run
+			}
+			l.Run(g.o*g.n, 1, 0)
 		}
 	}}
 }

@@ -54,6 +54,7 @@ var convSweep = []convShape{
 	// ... and transposed (>= 16 output channels per group).
 	{[]int{2, 32, 10, 12}, []int{32, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted both ways"},
 	{[]int{4, 16, 100}, []int{16, 16, 5}, []ops.WindowOption{ops.Dilation(2), ops.Padding(3)}, "1d shifted both ways dilated"},
+	{[]int{2, 6, 20, 17}, []int{6, 1, 3, 5}, []ops.WindowOption{ops.Groups(6), ops.Dilation(2, 1), ops.PaddingLoHi([]int{2, 1}, []int{1, 2})}, "depthwise shifted both ways"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every
