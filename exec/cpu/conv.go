@@ -241,6 +241,9 @@ func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *k
 		}
 		return depthwiseTransposeKernel[T](g)
 	case op == ops.OpConvFilterGrad && g.cg == 1 && !g.identity:
+		if sh, ok := shiftGeoOf(g, 1, 1+g.kv, depthShiftMinUseful); ok {
+			return depthwiseShiftFilterGradKernel[T](g, sh)
+		}
 		return depthwiseFilterGradKernel[T](g)
 	case op == ops.OpConv:
 		if sh, ok := newShiftGeo(g); ok {
@@ -1043,5 +1046,66 @@ func depthwiseShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, flip bo
 			}
 			l.Run(g.o*g.n, 1, 0)
 		}
+	}}
+}
+
+// depthwiseShiftFilterGradKernel is the depthwise filter gradient over
+// the shifted layout: for each tap, acc_t += dy'·xpad[shift_t:] over the
+// padded positions of every image (dy' with zeros in the dropped columns),
+// one FMA per tap and image; dw[o, t] is then the sum of acc_t. Items are
+// output channels.
+func depthwiseShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kernel {
+	fma := fmaOf[T]()
+	return &kernel{bind: func(a *args) func() {
+		xpad, dyp, acc := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range xpad {
+			xpad[i], dyp[i], acc[i] = make([]T, sh.pv), make([]T, sh.q), make([]T, g.kv*sh.q)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			xp, dp, ac := xpad[part], dyp[part], acc[part]
+			for o := lo; o < hi; o++ {
+				c := o / g.og
+				clear(ac)
+				for b := 0; b < g.n; b++ {
+					if a.Stopped() {
+						return
+					}
+					xc := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+					for i0 := 0; i0 < g.s[0]; i0++ {
+						for i1 := 0; i1 < g.s[1]; i1++ {
+							dst := ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+							src := (i0*g.s[1] + i1) * g.s[2]
+							copy(xp[dst:dst+g.s[2]], xc[src:src+g.s[2]])
+						}
+					}
+					yo := dy[(b*g.o+o)*g.yv : (b*g.o+o+1)*g.yv]
+					for a0 := 0; a0 < g.y[0]; a0++ {
+						for a1 := 0; a1 < g.y[1]; a1++ {
+							dst := (a0*sh.p[1] + a1) * sh.p[2]
+							src := (a0*g.y[1] + a1) * g.y[2]
+							copy(dp[dst:dst+g.y[2]], yo[src:src+g.y[2]])
+						}
+					}
+					for t, off := range sh.shift {
+						r := ac[t*sh.q : (t+1)*sh.q]
+						fma(r, dp, xp[off:off+sh.q], r)
+					}
+				}
+				for t := 0; t < g.kv; t++ {
+					var s0, s1, s2, s3 T
+					r := ac[t*sh.q : (t+1)*sh.q]
+					i := 0
+					for ; i+4 <= len(r); i += 4 {
+						s0, s1, s2, s3 = s0+r[i], s1+r[i+1], s2+r[i+2], s3+r[i+3]
+					}
+					for ; i < len(r); i++ {
+						s0 += r[i]
+					}
+					dw[o*g.kv+t] = (s0 + s1) + (s2 + s3)
+				}
+			}
+		})
+		return func() { l.Run(g.o, 1, 0) }
 	}}
 }
