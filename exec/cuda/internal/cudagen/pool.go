@@ -182,9 +182,9 @@ func (g *gen) pool(n *graph.Node) {
 		c.line("const long long ch = (i / %s) %% %s;", ll(p.in[2]), ll(p.in[1]))
 		c.line("const long long cd = (i / %s) %% %s;", ll(p.in[2]*p.in[1]), ll(p.in[0]))
 		c.line("const long long pl = i / %s;", ll(p.inPlane()))
-		c.line("const long long me = (cd * %s + ch) * %s + cw;", ll(p.in[1]), ll(p.in[2]))
 		c.line("double acc = 0.0;")
 		if n.Op() == ops.OpMaxPoolGrad {
+			c.line("const long long me = (cd * %s + ch) * %s + cw;", ll(p.in[1]), ll(p.in[2]))
 			c.line("const %s* x = in0 + pl * %s;", ct, ll(p.inPlane()))
 			c.line("const %s* g = in1 + pl * %s;", ct, ll(p.outPlane()))
 		} else {
