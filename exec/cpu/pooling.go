@@ -249,18 +249,16 @@ func maxPlane[T float](p *poolPlan, x, y []T) {
 
 func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
 	if p.fast2x2 && p.in[2] == 2*p.out[2] && p.in[1] == 2*p.out[1] {
-		// the windows tile the plane: every position is written once
+		// the windows tile the plane: one store per window after clearing
+		clear(dx)
 		W, OW := p.in[2], p.out[2]
 		for r := range p.out[0] * p.out[1] {
 			base := r * 2 * W
 			r0, r1 := x[base:base+W], x[base+W:base+2*W]
-			d0, d1 := dx[base:base+W], dx[base+W:base+2*W]
 			gr := g[r*OW : (r+1)*OW]
 			for ow, gv := range gr {
 				i := 2 * ow
 				k, _ := max4(r0[i], r0[i+1], r1[i], r1[i+1])
-				var z T
-				d0[i], d0[i+1], d1[i], d1[i+1] = z, z, z, z
 				// the arg-max's offset from d0[i] in dx: 0, 1, W, W+1
 				dx[base+i+(k&1)+(k>>1)*W] = gv
 			}
