@@ -150,12 +150,7 @@ func init() {
 		ops.OpMatMul:     kernelOf(prepareMatMul),
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),
-
-		// pooling (issue 15): pooling.go
-		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
-		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
-
-		opdef.OpFused: kernelOf(prepareFused),
+		opdef.OpFused:    kernelOf(prepareFused),
 
 		// random (issue 14)
 		ops.OpRandomBits: kernelOf(prepareRandom), ops.OpRandomUniform: kernelOf(prepareRandom),
@@ -166,6 +161,9 @@ func init() {
 		ops.OpScatter:       kernelOf(prepareScatter),
 		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
 		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
+		// pooling (issue 15): pooling.go
+		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
+		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
 	}
 }
 

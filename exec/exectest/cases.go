@@ -75,12 +75,12 @@ func Cases() []Case {
 	cs = append(cs, movementCases()...)
 	cs = append(cs, creationMovementCases()...)
 	cs = append(cs, softmaxCases()...)
-	cs = append(cs, poolCases()...) // pooling (issue 15)
 	cs = append(cs, scanCases()...)
 	cs = append(cs, smallIntScanCases()...)
 	cs = append(cs, randomCases()...) // random (issue 14)
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	cs = append(cs, indexCases()...)
+	cs = append(cs, poolCases()...) // pooling (issue 15)
 	return cs
 }
 

@@ -165,9 +165,6 @@ func rows() []row {
 		// Softmax along an axis (softmax.go).
 		{ops.OpSoftmax, normalise(false)},
 		{ops.OpLogSoftmax, normalise(true)},
-		// pooling (issue 15): pool.go
-		{ops.OpMaxPool, poolRow()}, {ops.OpMaxPoolGrad, poolRow()}, {ops.OpMaxPoolSelect, poolRow()},
-		{ops.OpAvgPool, poolRow()}, {ops.OpAvgPoolGrad, poolRow()},
 
 		// The matrix product runs on cuBLAS (exec/cuda's matmul.go).
 		{ops.OpMatMul, library(GEMM, "cuBLAS runs float32 and float64", tensor.Float32, tensor.Float64)},
@@ -184,6 +181,9 @@ func rows() []row {
 		{ops.OpScatter, indexing()},
 		{ops.OpScatterAdd, indexing()},
 		{ops.OpIndexAdd, indexing()},
+		// pooling (issue 15): pool.go
+		{ops.OpMaxPool, poolRow()}, {ops.OpMaxPoolGrad, poolRow()}, {ops.OpMaxPoolSelect, poolRow()},
+		{ops.OpAvgPool, poolRow()}, {ops.OpAvgPoolGrad, poolRow()},
 	}
 }
 
