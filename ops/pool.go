@@ -231,7 +231,9 @@ func shPool(k poolKind) opdef.ShapeRule {
 // kernel), Dilation, CeilMode. The first maximum of a window (row-major)
 // is the one selected; a NaN in the window makes it NaN. Integer and
 // float dtypes (an integer window without input taps, possible only with
-// dilation, is the dtype's minimum; the gradient is for floats). Its
+// dilation, is the dtype's minimum; torch 1.13 has no integer max_pool,
+// and jax.lax.reduce_window with max gives the same; the gradient is for
+// floats). Its
 // gradient routes each cotangent to its window's maximum, adding where
 // windows overlap.
 func MaxPool(x *graph.Node, kernel []int, opts ...WindowOption) *graph.Node {
