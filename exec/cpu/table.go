@@ -165,6 +165,9 @@ func init() {
 		// convolutions (issue 15; conv.go)
 		ops.OpConv: kernelOf(prepareConv), ops.OpConvTranspose: kernelOf(prepareConv),
 		ops.OpConvFilterGrad: kernelOf(prepareConv),
+		// pooling (issue 15): pooling.go
+		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
+		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
 	}
 }
 
