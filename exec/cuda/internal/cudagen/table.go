@@ -181,6 +181,10 @@ func rows() []row {
 		{ops.OpScatter, indexing()},
 		{ops.OpScatterAdd, indexing()},
 		{ops.OpIndexAdd, indexing()},
+		// convolutions (issue 15): conv.go
+		{ops.OpConv, convRow()},
+		{ops.OpConvTranspose, convRow()},
+		{ops.OpConvFilterGrad, convRow()},
 	}
 }
 

@@ -1,0 +1,216 @@
+package cudagen
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// convSpec is one convolution geometry: x [n, c, s...], w [o, c/groups,
+// k...], with the attribute's lists (nil: stride and dilation 1, no
+// padding).
+type convSpec struct {
+	n, c, o, groups           int
+	s, k                      []int
+	stride, dil, lo, hi, size []int
+	path                      string // the kernel expected on the small target: "gemm", "gemm_part" or "direct"
+}
+
+func (s convSpec) attr() opdef.ConvAttr {
+	d := len(s.s)
+	or := func(v []int, def int) []int {
+		if v != nil {
+			return v
+		}
+		r := make([]int, d)
+		for i := range r {
+			r[i] = def
+		}
+		return r
+	}
+	return opdef.ConvAttr{Stride: or(s.stride, 1), Dilation: or(s.dil, 1), PadLo: or(s.lo, 0), PadHi: or(s.hi, 0), Groups: max(s.groups, 1)}
+}
+
+// yShape is the convolution's output shape.
+func (s convSpec) yShape() tensor.Shape {
+	a := s.attr()
+	y := tensor.Shape{s.n, s.o}
+	for i := range s.s {
+		y = append(y, opdef.ConvOutSize(s.s[i], s.k[i], a.Stride[i], a.Dilation[i], a.PadLo[i], a.PadHi[i]))
+	}
+	return y
+}
+
+func (s convSpec) String() string {
+	a := s.attr()
+	return fmt.Sprintf("n%d_c%d_o%d_s%v_k%v_%s", s.n, s.c, s.o, s.s, s.k, strings.ReplaceAll(a.String(), " ", "_"))
+}
+
+// convCase is a case of one op (Conv, ConvTranspose or ConvFilterGrad)
+// on geometry s in dtype dt, its operands uniform in [-1, 1); the
+// expected values are the float64 reference's (exectest.Eval).
+func convCase(op graph.Op, dt tensor.DType, s convSpec) exectest.Case {
+	a := s.attr()
+	xs := append(tensor.Shape{s.n, s.c}, s.s...)
+	ws := append(tensor.Shape{s.o, s.c / a.Groups}, s.k...)
+	ys := s.yShape()
+	var shapes []tensor.Shape
+	switch op {
+	case ops.OpConv:
+		shapes = []tensor.Shape{xs, ws}
+	case ops.OpConvTranspose:
+		shapes = []tensor.Shape{ys, ws}
+		a.Size = s.s
+		if s.size != nil {
+			a.Size = s.size
+		}
+	case ops.OpConvFilterGrad:
+		shapes = []tensor.Shape{xs, ys}
+		a.Size = s.k
+	}
+	name := fmt.Sprintf("%s/%s/%s/%s", s.path, op, dt.Short(), s)
+	return exectest.Case{Name: name, Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+		var ts []*tensor.Tensor
+		for i, sh := range shapes {
+			ts = append(ts, exectest.Rand(dt, sh, -1, 1, uint64(7+i+len(name))))
+		}
+		ns, feeds := exectest.Inputs(g, ts...)
+		return []*graph.Node{ops.Apply(op, a, ns...)}, feeds
+	}}
+}
+
+// convSpecs cover the kernels' paths: the GEMM (one pass and split-K,
+// ragged tiles), the direct kernel (depthwise, few channels), 1 to 3
+// spatial dims, strides, dilations, asymmetric padding and groups; the
+// path names what the small target (2 multiprocessors) takes for Conv.
+func convSpecs() []convSpec {
+	return []convSpec{
+		// GEMM: M = 2*5*6 = 60 output pixels, N = 9 channels, R = 8*3*3.
+		{n: 2, c: 8, o: 9, s: []int{5, 6}, k: []int{3, 3}, lo: []int{1, 0}, hi: []int{0, 2}, path: "gemm"},
+		// strided and dilated, groups of 8 channels
+		{n: 1, c: 16, o: 16, groups: 2, s: []int{9, 7}, k: []int{3, 2}, stride: []int{2, 1}, dil: []int{1, 2}, lo: []int{2, 1}, hi: []int{1, 1}, path: "gemm"},
+		// 1-D, long R (32*5 = 160 >= 16 steps of 16... split-K)
+		{n: 2, c: 64, o: 8, s: []int{11}, k: []int{5}, stride: []int{2}, lo: []int{2}, hi: []int{1}, path: "gemm_part"},
+		// 3-D
+		{n: 1, c: 8, o: 8, s: []int{3, 4, 5}, k: []int{2, 3, 2}, lo: []int{1, 1, 0}, hi: []int{0, 1, 1}, dil: []int{1, 1, 2}, path: "gemm"},
+		// depthwise 3x3, stride 2
+		{n: 2, c: 6, o: 6, groups: 6, s: []int{7, 6}, k: []int{3, 3}, stride: []int{2, 2}, lo: []int{1, 1}, hi: []int{1, 1}, path: "direct"},
+		// split-K for ConvFilterGrad (R = 4*12*12) and ConvTranspose (R = 32*3*3)
+		{n: 4, c: 8, o: 8, s: []int{12, 12}, k: []int{3, 3}, lo: []int{1, 1}, hi: []int{1, 1}, path: "gemm"},
+		{n: 1, c: 8, o: 32, s: []int{4, 4}, k: []int{3, 3}, lo: []int{1, 1}, hi: []int{1, 1}, path: "gemm"},
+		// a transposed convolution's result larger than the minimal one
+		// (PyTorch's output_padding): rows and columns no tap reaches
+		{n: 2, c: 8, o: 8, s: []int{7, 5}, k: []int{2, 3}, stride: []int{3, 2}, lo: []int{0, 1}, hi: []int{0, 0}, path: "gemm"},
+		// few output channels, 1-D
+		{n: 3, c: 5, o: 2, s: []int{9}, k: []int{4}, dil: []int{2}, lo: []int{3}, hi: []int{0}, path: "direct"},
+	}
+}
+
+// convPath is the kind of conv kernel of a generated kernel.
+func convPath(k *Kernel) string {
+	for _, f := range k.Funcs {
+		for _, p := range []string{"gemm_part", "gemm", "direct"} {
+			if strings.Contains(f.Name, "_"+p+"_") {
+				return p
+			}
+		}
+	}
+	return "none"
+}
+
+// prepareNodes turns cases of one op each into one-step plans of that op
+// alone, compared with the reference.
+func prepareNodes(t *testing.T, cases []exectest.Case, tg Target) []*emuCase {
+	var out []*emuCase
+	for _, c := range cases {
+		g := graph.New()
+		outs, feeds := c.Build(g)
+		if err := g.Err(); err != nil {
+			t.Fatalf("%s: building: %v", c.Name, err)
+		}
+		want, err := exectest.Eval(outs, feeds)
+		if err != nil {
+			t.Fatalf("%s: reference: %v", c.Name, err)
+		}
+		o := outs[0]
+		kern, err := Generate(o, tg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		p := &exec.Plan{}
+		ec := &emuCase{name: c.Name, outs: outs, want: want, cpu: want, tol: c.Tol, plan: p, kernels: map[int]*Kernel{0: kern}}
+		step := exec.Step{Kind: exec.KernelStep, Node: o}
+		for _, in := range o.Inputs() {
+			v := exec.Value{Node: in, Bytes: int64(in.Shape().Size() * in.DType().Size()), Alias: -1}
+			v.Storage, v.Index = exec.InInput, len(ec.inputs)
+			ec.inputs = append(ec.inputs, feedOf(feeds, in))
+			step.In = append(step.In, len(p.Values))
+			p.Values = append(p.Values, v)
+		}
+		step.Out = len(p.Values)
+		p.Outputs = []int{len(p.Values)}
+		p.Values = append(p.Values, exec.Value{Node: o, Storage: exec.InOutput, Bytes: int64(o.Shape().Size() * o.DType().Size()), Alias: -1})
+		p.Steps = []exec.Step{step}
+		out = append(out, ec)
+	}
+	return out
+}
+
+// TestConvOnHost runs the three convolution ops over convSpecs in both
+// float dtypes on the host, for the small device, an H100 and a device
+// of 64-thread blocks and 16 KiB of shared memory, against the float64
+// reference; it checks that the small device takes the expected path
+// for Conv.
+func TestConvOnHost(t *testing.T) {
+	gxx(t)
+	if raceEnabled {
+		t.Skip("the kernels run in another process: nothing for the race detector")
+	}
+	var cases []exectest.Case
+	for _, s := range convSpecs() {
+		for _, op := range []graph.Op{ops.OpConv, ops.OpConvTranspose, ops.OpConvFilterGrad} {
+			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+				cases = append(cases, convCase(op, dt, s))
+			}
+		}
+	}
+	var all []*emuCase
+	paths := map[string]bool{} // op/path, on the small target
+	for _, tg := range []struct {
+		name string
+		t    Target
+	}{
+		{"small", Target{MaxThreads: 1024, SMs: 2, SharedBytes: 48 << 10}},
+		{"h100", Target{}},
+		{"tiny", Target{MaxThreads: 64, SMs: 3, SharedBytes: 16 << 10}},
+	} {
+		for _, c := range prepareNodes(t, cases, tg.t) {
+			if tg.name == "small" {
+				want, rest, _ := strings.Cut(c.name, "/")
+				op, _, _ := strings.Cut(rest, "/")
+				got := convPath(c.kernels[0])
+				if op == "Conv" && got != want {
+					t.Errorf("%s: the kernel is %s", c.name, got)
+				}
+				paths[op+"/"+got] = true
+			}
+			c.name = tg.name + "/" + c.name
+			all = append(all, c)
+		}
+	}
+	for _, op := range []string{"Conv", "ConvTranspose", "ConvFilterGrad"} {
+		for _, p := range []string{"gemm", "gemm_part", "direct"} {
+			if !paths[op+"/"+p] {
+				t.Errorf("no case takes the %s path for %s", p, op)
+			}
+		}
+	}
+	runEmu(t, all)
+}
