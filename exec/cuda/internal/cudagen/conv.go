@@ -2,6 +2,7 @@ package cudagen
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
@@ -52,8 +53,10 @@ import (
 //     passes for long sums over few outputs) with the spatial
 //     coordinates carried as extra offset operands.
 //
-// Float32 accumulates in float in the GEMM (as cuBLAS's SGEMM) and in
-// double in the direct kernel (as every reduction); float64 in double.
+// Float32 accumulates in float in the GEMM (as cuBLAS's SGEMM, with
+// explicit fused multiply-adds: the module is compiled with --fmad=false)
+// and in double in the direct kernel (as every reduction); float64 in
+// double.
 
 // convRole is the place of one index of a convolution problem.
 type convRole uint8
@@ -495,7 +498,7 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 	}
 	for i := int64(0); i < cfg.tm; i++ {
 		for j := int64(0); j < cfg.tn; j++ {
-			c.line("%s += a%d * b%d;", acc(i, j), i, j)
+			c.line("%s = fma%s(a%d, b%d, %s);", acc(i, j), cInfos[p.dt].math, i, j, acc(i, j))
 		}
 	}
 	c.line("}")
@@ -529,13 +532,17 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 	c.line("}")
 	params := fmt.Sprintf("const %s* __restrict__ in0, const %s* __restrict__ in1, %s* __restrict__ ", ct, ct, ct)
 	grid := min(cfg.tiles*cfg.parts, g.t.maxGrid())
+	body := c.String()
+	if p.fits32(cfg, grid) {
+		body = narrow(body)
+	}
 	blk := [3]int{int(T), 1, 1}
 	if cfg.parts == 1 {
-		fn := g.function(p.name+"_gemm", params+"out", c.String())
+		fn := g.function(p.name+"_gemm", params+"out", body)
 		g.launch(fn, grid, blk, int(cfg.shared(p.dt)), Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Out})
 		return
 	}
-	fn := g.function(p.name+"_gemm_part", params+"scratch", c.String())
+	fn := g.function(p.name+"_gemm_part", params+"scratch", body)
 	g.launch(fn, grid, blk, int(cfg.shared(p.dt)), Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Scratch})
 	g.k.ScratchBytes = cfg.parts * outN * int64(p.dt.Size())
 	// Pass 2: each element's parts added in order (in double).
@@ -548,6 +555,48 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 	fn = g.function(p.name+"_gemm_sum", fmt.Sprintf("const %s* __restrict__ scratch, %s* __restrict__ out", ct, ct), f.String())
 	b := int64(g.t.block())
 	g.launch(fn, g.gridFor(outN, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Scratch}, Arg{Kind: Out})
+}
+
+// fits32 reports whether every index and offset of the GEMM's kernel
+// fits in 32 bits: the operands' and the result's (or scratch's)
+// elements, the extents with a tile's overhang, and the work items with
+// a grid's.
+func (p *convProblem) fits32(cfg gemmCfg, grid int64) bool {
+	const lim = 1<<31 - 1
+	M, N, R := p.extent(roleM), p.extent(roleN), p.extent(roleR)
+	out := p.extent(roleG) * M * N
+	// An operand's largest offset: every index at its largest.
+	for _, acc := range []convAccess{p.a, p.b} {
+		off := int64(0)
+		for i, st := range acc.strides {
+			off += max(st, 0) * (p.sizes[i] - 1)
+		}
+		for _, co := range acc.coords {
+			off += co.st * co.size
+		}
+		if off >= lim/2 {
+			return false
+		}
+	}
+	return out*cfg.parts < lim && M+cfg.bm < lim && N+cfg.bn < lim && R+cfg.bk < lim && cfg.tiles*cfg.parts+grid < lim
+}
+
+// narrowLit matches the 64-bit literals of generated code.
+var narrowLit = regexp.MustCompile(`\b([0-9]+)(LL|ull)\b`)
+
+// narrow rewrites a GEMM body's index arithmetic from 64 to 32 bits
+// (fits32): 64-bit integer division by a constant costs several times
+// the 32-bit one on the GPU. The body's only integer types are its
+// indices'.
+func narrow(body string) string {
+	body = strings.ReplaceAll(body, "(unsigned long long)", "(unsigned int)")
+	body = strings.ReplaceAll(body, "long long", "int")
+	return narrowLit.ReplaceAllStringFunc(body, func(m string) string {
+		if strings.HasSuffix(m, "ull") {
+			return strings.TrimSuffix(m, "ull") + "u"
+		}
+		return strings.TrimSuffix(m, "LL")
+	})
 }
 
 // linearOf emits the decomposition of v over the indices ix (row-major,
@@ -643,11 +692,54 @@ func (l gemmLoader) partial(c *code, v, sfx string, ix []int, withG bool) {
 		}
 		return strings.Join(terms, " + ")
 	}
+	if st, ok := l.rowMajor(ix); ok {
+		// Every stride is row-major in ix: no decomposition.
+		gp := func(st []int64) string {
+			if withG && st[l.gi] != 0 {
+				return " + g * " + ll(st[l.gi])
+			}
+			return ""
+		}
+		c.line("const long long %so%s = %s * %s%s;", l.name, sfx, v, ll(st[0]), gp(l.acc.strides))
+		for k, co := range l.acc.coords {
+			c.line("const long long %sc%d%s = %s * %s%s;", l.name, k, sfx, v, ll(st[k+1]), gp(co.strides))
+		}
+		return
+	}
 	names := decomposeInto(c, v, l.name+"d"+sfx+"_", l.p.sizes, ix)
 	c.line("const long long %so%s = %s;", l.name, sfx, lin(l.acc.strides, names))
 	for k, co := range l.acc.coords {
 		c.line("const long long %sc%d%s = %s;", l.name, k, sfx, lin(co.strides, names))
 	}
+}
+
+// rowMajor reports whether the offset and every coordinate are linear in
+// the row-major flattening of the indices ix, and returns their strides
+// along it (offset first).
+func (l gemmLoader) rowMajor(ix []int) ([]int64, bool) {
+	all := append([][]int64{l.acc.strides}, make([][]int64, len(l.acc.coords))...)
+	for k, co := range l.acc.coords {
+		all[k+1] = co.strides
+	}
+	out := make([]int64, len(all))
+	for k, st := range all {
+		span := int64(1) // the size of the indices after i
+		inner, seen := int64(0), false
+		for j := len(ix) - 1; j >= 0; j-- {
+			i := ix[j]
+			if l.p.sizes[i] == 1 {
+				continue
+			}
+			if !seen {
+				inner, seen = st[i], true
+			} else if st[i] != inner*span {
+				return nil, false
+			}
+			span *= l.p.sizes[i]
+		}
+		out[k] = inner
+	}
+	return out, true
 }
 
 // tile emits the per-tile part: the free indices' offsets.
