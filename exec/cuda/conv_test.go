@@ -32,6 +32,7 @@ func convNodes(g *graph.Graph) []*graph.Node {
 		{2, 6, 6, 6, []int{7, 6}, []int{3, 3}, []int{2, 2}},
 		{32, 64, 64, 1, []int{56, 56}, []int{3, 3}, []int{1, 1}},
 		{1, 512, 512, 1, []int{7, 7}, []int{3, 3}, []int{1, 1}},
+		{1, 8, 128, 1, []int{4, 4}, []int{3, 3}, []int{2, 2}}, // transposed phases with split-K
 	} {
 		d := len(s.s)
 		ones := make([]int, d)
@@ -83,7 +84,7 @@ func TestNVRTCCompilesConvKernels(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"conv_gemm", "conv_gemm_part", "conv_gemm_sum", "conv_direct", "conv_transpose_gemm", "conv_transpose_gemm_part", "conv_filter_grad_gemm_part", "conv_filter_grad_direct"} {
+	for _, want := range []string{"conv_gemm", "conv_gemm_part", "conv_gemm_sum", "conv_direct", "conv_transpose_gemm", "conv_transpose_gemm_part", "conv_transpose_gemm_sum", "conv_filter_grad_gemm_part", "conv_filter_grad_direct"} {
 		if !kinds[want] {
 			t.Errorf("no %s kernel among %v", want, kinds)
 		}

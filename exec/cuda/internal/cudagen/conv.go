@@ -3,6 +3,7 @@ package cudagen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loomgraph/loom/graph"
@@ -83,6 +84,7 @@ type convCoord struct {
 // offset of the indices (strides, one per index), plus the coordinates'.
 type convAccess struct {
 	in      int
+	base    int64 // a constant offset
 	strides []int64
 	coords  []convCoord
 	// fastR: neighbouring addresses go with neighbouring reduced indices
@@ -99,7 +101,10 @@ type convProblem struct {
 	sizes []int64
 	roles []convRole
 	out   []int64 // the result's strides (0 for reduced indices)
-	a, b  convAccess
+	// outBase is the offset of the result's first element computed (a
+	// transposed convolution's phase starts at its pixel).
+	outBase int64
+	a, b    convAccess
 }
 
 // convKind says which of the three ops a problem is built for.
@@ -283,7 +288,11 @@ func convRow() entry {
 			if n.Shape().Size() == 0 {
 				return nil
 			}
-			g.conv(convNode(n))
+			p := convNode(n)
+			if n.Op() == ops.OpConvTranspose && g.convPhases(p, n) {
+				return nil
+			}
+			g.conv(p)
 			return nil
 		},
 	}
@@ -296,11 +305,159 @@ func (g *gen) conv(p *convProblem) {
 		g.fill(p.dt, outN) // a sum over nothing
 		return
 	}
-	if cfg, ok := g.gemmConfig(p); ok {
+	if cfg, ok := g.gemmConfig(p, false); ok {
 		g.convGEMM(p, cfg)
 		return
 	}
 	g.convDirect(p)
+}
+
+// convPhases generates a strided ConvTranspose that takes the GEMM as
+// one GEMM per phase, and reports whether it did. The result's pixels s
+// split by s mod stride (per spatial dim); within a phase the taps k that
+// reach a pixel are those with s + lo - k·dilation divisible by stride,
+// an arithmetic progression k0 + k'·stride/gcd(stride, dilation), and
+// they read dy at y = s' + c - k'·dilation/gcd, a plain convolution's
+// coordinate. One GEMM over every pixel would multiply the zeros of the
+// taps that do not divide (3 of 4 with stride 2 in 2-D). Phases that no
+// tap reaches are zero (a fill of the whole result first).
+func (g *gen) convPhases(p *convProblem, n *graph.Node) bool {
+	a := n.Attr().(opdef.ConvAttr)
+	strided := false
+	for _, st := range a.Stride {
+		strided = strided || st > 1
+	}
+	if !strided || p.extent(roleR) == 0 {
+		return false
+	}
+	if _, ok := g.gemmConfig(p, false); !ok {
+		return false // the direct kernel skips the taps that do not divide
+	}
+	phases, zero := convTransposePhases(p.dt, n.Shape(), n.Input(1).Shape(), n.Input(0).Shape(), a)
+	var cfgs []gemmCfg
+	for _, ph := range phases {
+		cfg, ok := g.gemmConfig(ph, true)
+		if !ok {
+			return false
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	if zero {
+		g.fill(p.dt, int64(n.Shape().Size()))
+	}
+	for i, ph := range phases {
+		g.convGEMM(ph, cfgs[i])
+	}
+	return true
+}
+
+// convTransposePhases returns the GEMM problems of the phases of a
+// ConvTranspose (dx of shape x from dy of shape y and w), and whether
+// some phase with pixels has no tap (its pixels are zero).
+func convTransposePhases(dt tensor.DType, x, w, y tensor.Shape, a opdef.ConvAttr) ([]*convProblem, bool) {
+	d := len(x) - 2
+	G := int64(a.Groups)
+	N, C, O := int64(x[0]), int64(x[1]), int64(w[0])
+	Cg, Og := C/G, O/G
+	S, K, Y := make([]int64, d), make([]int64, d), make([]int64, d)
+	PS, PK, PY := int64(1), int64(1), int64(1)
+	for i := 0; i < d; i++ {
+		S[i], K[i], Y[i] = int64(x[2+i]), int64(w[2+i]), int64(y[2+i])
+		PS, PK, PY = PS*S[i], PK*K[i], PY*Y[i]
+	}
+	sst, kst, yst := make([]int64, d), make([]int64, d), make([]int64, d)
+	for i, s, k, yy := d-1, int64(1), int64(1), int64(1); i >= 0; i-- {
+		sst[i], kst[i], yst[i] = s, k, yy
+		s, k, yy = s*S[i], k*K[i], yy*Y[i]
+	}
+	var out []*convProblem
+	zero := false
+	ph := make([]int64, d)
+	for {
+		// The phase's pixels and taps, per dim.
+		sp, k0, kn, step, cc := make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d), make([]int64, d)
+		pixels, taps := true, true
+		for i := 0; i < d; i++ {
+			st, dil, lo := int64(a.Stride[i]), int64(a.Dilation[i]), int64(a.PadLo[i])
+			sp[i] = ceilDiv(S[i]-ph[i], st)
+			if sp[i] <= 0 {
+				pixels = false
+			}
+			step[i] = st / gcd(st, dil)
+			k0[i] = -1
+			for k := int64(0); k < min(K[i], step[i]); k++ {
+				if (ph[i]+lo-k*dil)%st == 0 {
+					k0[i] = k
+					break
+				}
+			}
+			if k0[i] < 0 {
+				taps = false
+				continue
+			}
+			kn[i] = ceilDiv(K[i]-k0[i], step[i])
+			cc[i] = (ph[i] + lo - k0[i]*dil) / st // exact
+		}
+		switch {
+		case pixels && !taps:
+			zero = true
+		case pixels:
+			p := &convProblem{dt: dt, name: "conv_transpose"}
+			add := func(size int64, r convRole) int {
+				p.sizes = append(p.sizes, size)
+				p.roles = append(p.roles, r)
+				return len(p.sizes) - 1
+			}
+			n, g, c := add(N, roleM), add(G, roleG), add(Cg, roleN)
+			spi := make([]int, d)
+			for i := range spi {
+				spi[i] = add(sp[i], roleM)
+			}
+			o := add(Og, roleR)
+			kpi := make([]int, d)
+			for i := range kpi {
+				kpi[i] = add(kn[i], roleR)
+			}
+			nd := len(p.sizes)
+			vec := func() []int64 { return make([]int64, nd) }
+			p.out = vec()
+			p.out[n], p.out[g], p.out[c] = C*PS, Cg*PS, PS
+			p.a = convAccess{in: 0, strides: vec()}
+			p.a.strides[n], p.a.strides[g], p.a.strides[o] = O*PY, Og*PY, PY
+			p.b = convAccess{in: 1, strides: vec(), fastR: true}
+			p.b.strides[g], p.b.strides[o], p.b.strides[c] = Og*Cg*PK, Cg*PK, PK
+			for i := 0; i < d; i++ {
+				dil := int64(a.Dilation[i])
+				p.out[spi[i]] = int64(a.Stride[i]) * sst[i]
+				p.outBase += ph[i] * sst[i]
+				co := convCoord{strides: vec(), lo: -cc[i], size: Y[i], stride: 1, st: yst[i]}
+				co.strides[spi[i]], co.strides[kpi[i]] = 1, -dil/gcd(int64(a.Stride[i]), dil)
+				p.a.coords = append(p.a.coords, co)
+				p.b.strides[kpi[i]] = step[i] * kst[i]
+				p.b.base += k0[i] * kst[i]
+			}
+			out = append(out, p)
+		}
+		// The next phase.
+		i := d - 1
+		for ; i >= 0; i-- {
+			ph[i]++
+			if ph[i] < int64(a.Stride[i]) {
+				break
+			}
+			ph[i] = 0
+		}
+		if i < 0 {
+			return out, zero
+		}
+	}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // convDirect generates the problem as a sum reduction over R of the
@@ -380,10 +537,11 @@ const convGEMMMin = 8
 
 // gemmConfig picks the GEMM's tiling for p, or reports that the direct
 // kernel suits it better (or that the target's blocks are too small).
-func (g *gen) gemmConfig(p *convProblem) (gemmCfg, bool) {
+// With force, small M and N take the GEMM too (a ConvTranspose's phases).
+func (g *gen) gemmConfig(p *convProblem, force bool) (gemmCfg, bool) {
 	M, N, R, G := p.extent(roleM), p.extent(roleN), p.extent(roleR), p.extent(roleG)
 	T := int64(g.t.block())
-	if M < convGEMMMin || N < convGEMMMin || T < 32 {
+	if !force && (M < convGEMMMin || N < convGEMMMin) || T < 32 {
 		return gemmCfg{}, false
 	}
 	cfg := gemmCfg{threads: T, tm: 4, tn: 4, bk: 16}
@@ -505,28 +663,28 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 	c.line("__syncthreads();")
 	c.line("}")
 	// The store: the result's offset is linear in g, the row and the
-	// column.
-	c.line("const long long ob = g * %s;", ll(p.out[gi]))
+	// column. Split-K parts go to scratch in the compact row-major order
+	// of the kept indices (the result's own order unless a phase).
+	st, base := p.out, p.outBase
+	if cfg.parts > 1 {
+		st, base = p.compact(), 0
+	}
+	c.line("const long long ob = g * %s + %s;", ll(st[gi]), ll(base))
 	for i := int64(0); i < cfg.tm; i++ {
 		c.line("const long long om%d = m0 + tm + %s;", i, ll(i*txm))
-		c.line("const long long oo%d = %s;", i, linearOf(&c, fmt.Sprintf("om%d", i), fmt.Sprintf("sm%d_", i), p.sizes, p.of(roleM), p.out))
+		c.line("const long long oo%d = %s;", i, linearOf(&c, fmt.Sprintf("om%d", i), fmt.Sprintf("sm%d_", i), p.sizes, p.of(roleM), st))
 	}
 	for j := int64(0); j < cfg.tn; j++ {
 		c.line("const long long on%d = n0 + tn + %s;", j, ll(j*txn))
-		c.line("const long long op%d = %s;", j, linearOf(&c, fmt.Sprintf("on%d", j), fmt.Sprintf("sn%d_", j), p.sizes, p.of(roleN), p.out))
+		c.line("const long long op%d = %s;", j, linearOf(&c, fmt.Sprintf("on%d", j), fmt.Sprintf("sn%d_", j), p.sizes, p.of(roleN), st))
 	}
-	dst := "out"
+	dst := "out["
 	if cfg.parts > 1 {
 		dst = fmt.Sprintf("scratch[part * %s + ", ll(outN))
 	}
 	for i := int64(0); i < cfg.tm; i++ {
 		for j := int64(0); j < cfg.tn; j++ {
-			idx := fmt.Sprintf("ob + oo%d + op%d", i, j)
-			if cfg.parts > 1 {
-				c.line("if (om%d < %s && on%d < %s) %s%s] = %s;", i, ll(p.extent(roleM)), j, ll(p.extent(roleN)), dst, idx, acc(i, j))
-			} else {
-				c.line("if (om%d < %s && on%d < %s) out[%s] = %s;", i, ll(p.extent(roleM)), j, ll(p.extent(roleN)), idx, acc(i, j))
-			}
+			c.line("if (om%d < %s && on%d < %s) %sob + oo%d + op%d] = %s;", i, ll(p.extent(roleM)), j, ll(p.extent(roleN)), dst, i, j, acc(i, j))
 		}
 	}
 	c.line("}")
@@ -544,17 +702,47 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 	}
 	fn := g.function(p.name+"_gemm_part", params+"scratch", body)
 	g.launch(fn, grid, blk, int(cfg.shared(p.dt)), Arg{Kind: In}, Arg{Kind: In, Index: 1}, Arg{Kind: Scratch})
-	g.k.ScratchBytes = cfg.parts * outN * int64(p.dt.Size())
+	g.k.ScratchBytes = max(g.k.ScratchBytes, cfg.parts*outN*int64(p.dt.Size()))
 	// Pass 2: each element's parts added in order (in double).
 	var f code
 	f.gridStride("i", outN)
 	f.line("double s = 0.0;")
 	f.line("for (long long q = 0; q < %s; q++) s += (double)scratch[q * %s + i];", ll(cfg.parts), ll(outN))
-	f.line("out[i] = (%s)s;", ct)
+	dst = "out[i]"
+	if !p.contiguous() {
+		var kept []int
+		for i, r := range p.roles {
+			if r != roleR {
+				kept = append(kept, i)
+			}
+		}
+		dst = fmt.Sprintf("out[%s + %s]", linearOf(&f, "i", "k", p.sizes, kept, p.out), ll(p.outBase))
+	}
+	f.line("%s = (%s)s;", dst, ct)
 	f.line("}")
 	fn = g.function(p.name+"_gemm_sum", fmt.Sprintf("const %s* __restrict__ scratch, %s* __restrict__ out", ct, ct), f.String())
 	b := int64(g.t.block())
 	g.launch(fn, g.gridFor(outN, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Scratch}, Arg{Kind: Out})
+}
+
+// compact returns the strides of the kept indices in their row-major
+// order (0 for the reduced ones).
+func (p *convProblem) compact() []int64 {
+	st := make([]int64, len(p.sizes))
+	span := int64(1)
+	for i := len(p.sizes) - 1; i >= 0; i-- {
+		if p.roles[i] != roleR {
+			st[i] = span
+			span *= p.sizes[i]
+		}
+	}
+	return st
+}
+
+// contiguous reports whether the result is the kept indices' compact
+// row-major layout (every problem but a ConvTranspose's phases).
+func (p *convProblem) contiguous() bool {
+	return p.outBase == 0 && slices.Equal(p.out, p.compact())
 }
 
 // fits32 reports whether every index and offset of the GEMM's kernel
@@ -677,39 +865,55 @@ func (l gemmLoader) per() int64 { return l.bx * l.bk / l.threads }
 // indices ix (decomposed from v) contribute, into variables named by
 // suffix sfx, adding g's part when withG.
 func (l gemmLoader) partial(c *code, v, sfx string, ix []int, withG bool) {
-	lin := func(st []int64, names []string) string {
+	// rest is the part of g and of the access's constant base (the
+	// offset's only) in the per-tile partials.
+	rest := func(st []int64, base int64) []string {
 		var terms []string
-		for k, i := range ix {
-			if st[i] != 0 && names[k] != "" {
-				terms = append(terms, names[k]+" * "+ll(st[i]))
-			}
-		}
 		if withG && st[l.gi] != 0 {
 			terms = append(terms, "g * "+ll(st[l.gi]))
 		}
+		if withG && base != 0 {
+			terms = append(terms, ll(base))
+		}
+		return terms
+	}
+	sum := func(terms []string) string {
 		if len(terms) == 0 {
 			return "0LL"
 		}
 		return strings.Join(terms, " + ")
 	}
+	vecs := [][]int64{l.acc.strides}
+	for _, co := range l.acc.coords {
+		vecs = append(vecs, co.strides)
+	}
+	bases := make([]int64, len(vecs))
+	bases[0] = l.acc.base
+	var exprs []string
 	if st, ok := l.rowMajor(ix); ok {
 		// Every stride is row-major in ix: no decomposition.
-		gp := func(st []int64) string {
-			if withG && st[l.gi] != 0 {
-				return " + g * " + ll(st[l.gi])
+		for k, vs := range vecs {
+			terms := []string{v + " * " + ll(st[k])}
+			if st[k] == 0 {
+				terms = nil
 			}
-			return ""
+			exprs = append(exprs, sum(append(terms, rest(vs, bases[k])...)))
 		}
-		c.line("const long long %so%s = %s * %s%s;", l.name, sfx, v, ll(st[0]), gp(l.acc.strides))
-		for k, co := range l.acc.coords {
-			c.line("const long long %sc%d%s = %s * %s%s;", l.name, k, sfx, v, ll(st[k+1]), gp(co.strides))
+	} else {
+		names := decomposeInto(c, v, l.name+"d"+sfx+"_", l.p.sizes, ix)
+		for k, vs := range vecs {
+			var terms []string
+			for j, i := range ix {
+				if vs[i] != 0 && names[j] != "" {
+					terms = append(terms, names[j]+" * "+ll(vs[i]))
+				}
+			}
+			exprs = append(exprs, sum(append(terms, rest(vs, bases[k])...)))
 		}
-		return
 	}
-	names := decomposeInto(c, v, l.name+"d"+sfx+"_", l.p.sizes, ix)
-	c.line("const long long %so%s = %s;", l.name, sfx, lin(l.acc.strides, names))
-	for k, co := range l.acc.coords {
-		c.line("const long long %sc%d%s = %s;", l.name, k, sfx, lin(co.strides, names))
+	c.line("const long long %so%s = %s;", l.name, sfx, exprs[0])
+	for k := range l.acc.coords {
+		c.line("const long long %sc%d%s = %s;", l.name, k, sfx, exprs[k+1])
 	}
 }
 

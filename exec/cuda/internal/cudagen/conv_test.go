@@ -108,15 +108,21 @@ func convSpecs() []convSpec {
 		// a transposed convolution's result larger than the minimal one
 		// (PyTorch's output_padding): rows and columns no tap reaches
 		{n: 2, c: 8, o: 8, s: []int{7, 5}, k: []int{2, 3}, stride: []int{3, 2}, lo: []int{0, 1}, hi: []int{0, 0}, path: "gemm"},
+		// stride 2 with dilation 2: the transposed phases of odd pixels
+		// have no tap
+		{n: 2, c: 8, o: 8, s: []int{9, 8}, k: []int{3, 2}, stride: []int{2, 3}, dil: []int{2, 1}, lo: []int{1, 0}, hi: []int{0, 2}, path: "gemm"},
+		// the transposed phases split R (128 channels x 4 taps)
+		{n: 1, c: 8, o: 128, s: []int{4, 4}, k: []int{3, 3}, stride: []int{2, 2}, lo: []int{1, 1}, hi: []int{1, 1}, path: "direct"},
 		// few output channels, 1-D
 		{n: 3, c: 5, o: 2, s: []int{9}, k: []int{4}, dil: []int{2}, lo: []int{3}, hi: []int{0}, path: "direct"},
 	}
 }
 
-// convPath is the kind of conv kernel of a generated kernel.
+// convPath is the kind of conv kernel of a generated kernel: "gemm_part"
+// when some launch is a split-K GEMM's.
 func convPath(k *Kernel) string {
-	for _, f := range k.Funcs {
-		for _, p := range []string{"gemm_part", "gemm", "direct"} {
+	for _, p := range []string{"gemm_part", "gemm", "direct"} {
+		for _, f := range k.Funcs {
 			if strings.Contains(f.Name, "_"+p+"_") {
 				return p
 			}
@@ -174,10 +180,15 @@ func TestConvOnHost(t *testing.T) {
 		t.Skip("the kernels run in another process: nothing for the race detector")
 	}
 	var cases []exectest.Case
+	strided := map[string]bool{} // the names of the strided ConvTranspose cases
 	for _, s := range convSpecs() {
 		for _, op := range []graph.Op{ops.OpConv, ops.OpConvTranspose, ops.OpConvFilterGrad} {
 			for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-				cases = append(cases, convCase(op, dt, s))
+				c := convCase(op, dt, s)
+				cases = append(cases, c)
+				for _, st := range s.stride {
+					strided[c.Name] = strided[c.Name] || op == ops.OpConvTranspose && st > 1
+				}
 			}
 		}
 	}
@@ -200,13 +211,29 @@ func TestConvOnHost(t *testing.T) {
 					t.Errorf("%s: the kernel is %s", c.name, got)
 				}
 				paths[op+"/"+got] = true
+				if strided[c.name] && got != "direct" {
+					// one GEMM per phase
+					gemms := 0
+					for _, l := range c.kernels[0].Launches {
+						if strings.Contains(l.Func, "_gemm_") && !strings.Contains(l.Func, "_sum_") {
+							gemms++
+						}
+					}
+					if gemms < 2 {
+						t.Errorf("%s: %d GEMM launches, want one per phase", c.name, gemms)
+					}
+					paths[op+"/phases/"+got] = true
+				}
 			}
 			c.name = tg.name + "/" + c.name
 			all = append(all, c)
 		}
 	}
-	for _, op := range []string{"Conv", "ConvTranspose", "ConvFilterGrad"} {
+	for _, op := range []string{"Conv", "ConvTranspose", "ConvFilterGrad", "ConvTranspose/phases"} {
 		for _, p := range []string{"gemm", "gemm_part", "direct"} {
+			if op == "ConvTranspose/phases" && p == "direct" {
+				continue
+			}
 			if !paths[op+"/"+p] {
 				t.Errorf("no case takes the %s path for %s", p, op)
 			}
