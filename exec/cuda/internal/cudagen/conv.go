@@ -39,9 +39,13 @@ import (
 //
 //   - An implicit GEMM (convGEMM) when both M and N of a group are at
 //     least 8: a block computes a BM x BN tile of the result (M x N) with
-//     256 threads of 4x4 outputs each; it walks R in steps of BK,
+//     256 threads of 4x4 outputs each; it walks R in steps of BK = 16,
 //     staging the A and B slices in shared memory, read straight from x,
-//     w or dy through the index mapping (no column matrix). When there
+//     w or dy through the index mapping (no column matrix); each step's
+//     reads go to registers while the previous step's products are
+//     computed. A strided ConvTranspose runs one GEMM per stride phase
+//     of its pixels, so that no product is of a tap that does not reach
+//     the pixel (convPhases). When there
 //     are fewer tiles than twice the multiprocessors and R is long, R is
 //     cut into parts (split-K): pass 1 writes each part's tile to
 //     scratch, laid out as the result, and pass 2 adds the parts of each
@@ -96,6 +100,7 @@ type convAccess struct {
 // listed with the result's kept indices (roles G, M, N) first, in the
 // result's row-major order, then the reduced ones.
 type convProblem struct {
+	kind  convKind
 	name  string
 	dt    tensor.DType
 	sizes []int64
@@ -136,7 +141,7 @@ func convProblemOf(kind convKind, dt tensor.DType, x, w, y tensor.Shape, a opdef
 		sst[i], kst[i], yst[i] = s, k, yy
 		s, k, yy = s*S[i], k*K[i], yy*Y[i]
 	}
-	p := &convProblem{dt: dt}
+	p := &convProblem{kind: kind, dt: dt}
 	// add appends an index and returns its position.
 	add := func(size int64, r convRole) int {
 		p.sizes = append(p.sizes, size)
@@ -402,7 +407,7 @@ func convTransposePhases(dt tensor.DType, x, w, y tensor.Shape, a opdef.ConvAttr
 		case pixels && !taps:
 			zero = true
 		case pixels:
-			p := &convProblem{dt: dt, name: "conv_transpose"}
+			p := &convProblem{kind: convTranspose, dt: dt, name: "conv_transpose"}
 			add := func(size int64, r convRole) int {
 				p.sizes = append(p.sizes, size)
 				p.roles = append(p.roles, r)
@@ -475,6 +480,11 @@ func (g *gen) convDirect(p *convProblem) {
 		}
 	}
 	s := newRedSpace(domain, strides, p.of(roleR))
+	// Neighbouring addresses go with neighbouring output pixels (Conv,
+	// ConvTranspose: a thread per output, or columns of outputs) or with
+	// neighbouring reduced pixels (ConvFilterGrad: lanes along them), not
+	// with the filter taps that are the innermost reduced index.
+	s.innermostRd = p.kind == convFilterGrad
 	r, err := newReducer(ops.OpSum, p.dt)
 	if err != nil {
 		panic(err) // the row admits float32 and float64 only
@@ -643,10 +653,18 @@ func (g *gen) convGEMM(p *convProblem, cfg gemmCfg) {
 			c.line("%s %s = %s;", ct, acc(i, j), zeroOf(ct))
 		}
 	}
+	la.declare(&c, ct)
+	lb.declare(&c, ct)
+	la.fetch(&c, ct, "rbeg")
+	lb.fetch(&c, ct, "rbeg")
 	c.line("for (long long k0 = rbeg; k0 < rend; k0 += %s) {", ll(BK))
-	la.load(&c, ct)
-	lb.load(&c, ct)
+	la.store(&c)
+	lb.store(&c)
 	c.line("__syncthreads();")
+	c.line("if (k0 + %s < rend) {", ll(BK))
+	la.fetch(&c, ct, fmt.Sprintf("k0 + %s", ll(BK)))
+	lb.fetch(&c, ct, fmt.Sprintf("k0 + %s", ll(BK)))
+	c.line("}")
 	c.line("for (int kk = 0; kk < %d; kk++) {", BK)
 	for i := int64(0); i < cfg.tm; i++ {
 		c.line("const %s a%d = As[kk * %d + tm + %s];", ct, i, lda, ll(i*txm))
@@ -966,13 +984,16 @@ func (l gemmLoader) tile(c *code) {
 	l.partial(c, l.name+"x", "x", free, true)
 }
 
-// load emits the staging of one step's slice.
-func (l gemmLoader) load(c *code, ct string) {
+// fetch emits the reads of the slice of the step that starts at k (an
+// expression) into the thread's registers (l.name + "s0", ...), declared
+// by declare: the next step's reads are issued before this step's
+// products, so that they overlap (store then puts them in shared memory).
+func (l gemmLoader) fetch(c *code, ct, k string) {
 	red := l.p.of(roleR)
 	in := fmt.Sprintf("in%d", l.acc.in)
-	elem := func(valid, fsfx, rsfx, dst string) {
-		c.line("{")
-		c.line("%s v = %s;", ct, zeroOf(ct))
+	elem := func(j int64, valid, fsfx, rsfx string) {
+		reg := fmt.Sprintf("%ss%d", l.name, j)
+		c.line("%s = %s;", reg, zeroOf(ct))
 		c.line("if (%s) {", valid)
 		off := []string{fmt.Sprintf("%so%s + %so%s", l.name, fsfx, l.name, rsfx)}
 		var conds []string
@@ -983,33 +1004,50 @@ func (l gemmLoader) load(c *code, ct string) {
 				off = append(off, q+" * "+ll(co.st))
 			}
 		}
-		read := fmt.Sprintf("v = %s[%s];", in, strings.Join(off, " + "))
+		read := fmt.Sprintf("%s = %s[%s];", reg, in, strings.Join(off, " + "))
 		if len(conds) > 0 {
 			c.line("if (%s) %s", strings.Join(conds, " && "), read)
 		} else {
 			c.line("%s", read)
 		}
 		c.line("}")
-		c.line("%s[%s] = v;", l.smem, dst)
-		c.line("}")
 	}
+	c.line("{")
 	if l.acc.fastR {
-		c.line("const long long %sr = k0 + %skk;", l.name, l.name)
+		c.line("const long long %sr = %s + %skk;", l.name, k, l.name)
 		c.line("const bool %svr = %sr < rend;", l.name, l.name)
 		l.partial(c, l.name+"r", "r", red, false)
 		for j := int64(0); j < l.per(); j++ {
 			sfx := fmt.Sprintf("x%d", j)
-			dst := fmt.Sprintf("%skk * %s + tid / %s + %s", l.name, ll(l.ld), ll(l.bk), ll(j*(l.threads/l.bk)))
-			elem(fmt.Sprintf("%sv%s && %svr", l.name, sfx, l.name), sfx, "r", dst)
+			elem(j, fmt.Sprintf("%sv%s && %svr", l.name, sfx, l.name), sfx, "r")
 		}
-		return
+	} else {
+		for j := int64(0); j < l.per(); j++ {
+			sfx := fmt.Sprintf("r%d", j)
+			c.line("const long long %s%s = %s + tid / %s + %s;", l.name, sfx, k, ll(l.bx), ll(j*(l.threads/l.bx)))
+			l.partial(c, l.name+sfx, sfx, red, false)
+			elem(j, fmt.Sprintf("%svx && %s%s < rend", l.name, l.name, sfx), "x", sfx)
+		}
 	}
+	c.line("}")
+}
+
+// declare emits the thread's staging registers.
+func (l gemmLoader) declare(c *code, ct string) {
 	for j := int64(0); j < l.per(); j++ {
-		sfx := fmt.Sprintf("r%d", j)
-		kk := fmt.Sprintf("tid / %s + %s", ll(l.bx), ll(j*(l.threads/l.bx)))
-		c.line("const long long %s%s = k0 + %s;", l.name, sfx, kk)
-		l.partial(c, l.name+sfx, sfx, red, false)
-		dst := fmt.Sprintf("(%s) * %s + %sxx", kk, ll(l.ld), l.name)
-		elem(fmt.Sprintf("%svx && %s%s < rend", l.name, l.name, sfx), "x", sfx, dst)
+		c.line("%s %ss%d;", ct, l.name, j)
+	}
+}
+
+// store emits the stores of the registers fetch filled into the slice.
+func (l gemmLoader) store(c *code) {
+	for j := int64(0); j < l.per(); j++ {
+		var dst string
+		if l.acc.fastR {
+			dst = fmt.Sprintf("%skk * %s + tid / %s + %s", l.name, ll(l.ld), ll(l.bk), ll(j*(l.threads/l.bk)))
+		} else {
+			dst = fmt.Sprintf("(tid / %s + %s) * %s + %sxx", ll(l.bx), ll(j*(l.threads/l.bx)), ll(l.ld), l.name)
+		}
+		c.line("%s[%s] = %ss%d;", l.smem, dst, l.name, j)
 	}
 }
