@@ -241,3 +241,18 @@ func TestConvOnHost(t *testing.T) {
 	}
 	runEmu(t, all)
 }
+
+// convTestNodes are a node of a convolution op in dtype dt (TestSupports):
+// a 2-D convolution of 3 channels to 4 with a 3x3 window.
+func convTestNodes(op graph.Op, dt tensor.DType, in func(tensor.DType, ...int) *graph.Node) []*graph.Node {
+	a := convSpec{n: 2, c: 3, o: 4, s: []int{5, 5}, k: []int{3, 3}}.attr()
+	switch op {
+	case ops.OpConvTranspose:
+		a.Size = []int{5, 5}
+		return []*graph.Node{ops.Apply(op, a, in(dt, 2, 4, 3, 3), in(dt, 4, 3, 3, 3))}
+	case ops.OpConvFilterGrad:
+		a.Size = []int{3, 3}
+		return []*graph.Node{ops.Apply(op, a, in(dt, 2, 3, 5, 5), in(dt, 2, 4, 3, 3))}
+	}
+	return []*graph.Node{ops.Apply(op, a, in(dt, 2, 3, 5, 5), in(dt, 4, 3, 3, 3))}
+}

@@ -329,6 +329,8 @@ func supportNodes(t *testing.T) []*graph.Node {
 			switch sn, ok := sortTestNodes(d.Op, dt, in); {
 			case ok: // sorting (issue 14; sort_test.go)
 				ns = sn
+			case d.Op == ops.OpConv || d.Op == ops.OpConvTranspose || d.Op == ops.OpConvFilterGrad: // issue 15 (conv_test.go)
+				ns = convTestNodes(d.Op, dt, in)
 			case d.Kind == opdef.Elementwise:
 				var args []*graph.Node
 				for k := 0; k < max(d.Arity, 1); k++ {
