@@ -264,3 +264,48 @@ func convTestNodes(op graph.Op, dt tensor.DType, in func(tensor.DType, ...int) *
 	}
 	return []*graph.Node{ops.Apply(op, a, in(dt, 2, 3, 5, 5), in(dt, 4, 3, 3, 3))}
 }
+
+// TestConvLaunches pins the tiling decisions for an H100 on the issue's
+// shapes (the expected numbers worked out by hand from gemmConfig and
+// chooseTile, in the comments).
+func TestConvLaunches(t *testing.T) {
+	g := graph.New()
+	f32 := tensor.Float32
+	in := func(shape ...int) *graph.Node { return g.Input(fmt.Sprintf("x%d", g.Len()), f32, shape...) }
+	one := func(grid, bx uint32, shared uint32, args string) launchWant {
+		return launchWant{[3]uint32{grid, 1, 1}, [3]uint32{bx, 1, 1}, shared, args}
+	}
+	pad1 := opdef.ConvAttr{Stride: []int{1, 1}, Dilation: []int{1, 1}, PadLo: []int{1, 1}, PadHi: []int{1, 1}, Groups: 1}
+	with := func(a opdef.ConvAttr, f func(*opdef.ConvAttr)) opdef.ConvAttr { f(&a); return a }
+	// 32x64x56x56, 3x3, 64 filters: M = 100352 pixels, N = 64, R = 576;
+	// 64x64 tiles (the squarest of the splits without padding), 1568
+	// tiles, no split; shared 16*(64+64+2)*4 bytes.
+	x := in(32, 64, 56, 56)
+	checkLaunches(t, ops.Apply(ops.OpConv, pad1, x, in(64, 64, 3, 3)), h100, 0, one(1568, 256, 8320, "[in0 in1 out]"))
+	// Its filter gradient: M = 64, N = 576, R = 100352; 64x64 tiles, 9
+	// tiles, split-K into min(ceil(4*132/9), 100352/128, 64) = 59 parts
+	// of 1712 (ceil(100352/59) rounded up to 16); pass 2 over the 36864
+	// elements.
+	dy := in(32, 64, 56, 56)
+	checkLaunches(t, ops.Apply(ops.OpConvFilterGrad, with(pad1, func(a *opdef.ConvAttr) { a.Size = []int{3, 3} }), x, dy), h100, 59*36864*4,
+		one(9*59, 256, 8320, "[in0 in1 scratch]"), one(144, 256, 0, "[scratch out]"))
+	// A deep layer at batch 1: 1x512x7x7, 512 filters 3x3: M = 49,
+	// N = 512, R = 4608; 64x64 tiles, 8 of them, 36 parts of 128.
+	checkLaunches(t, ops.Apply(ops.OpConv, pad1, in(1, 512, 7, 7), in(512, 512, 3, 3)), h100, 36*25088*4,
+		one(8*36, 256, 8320, "[in0 in1 scratch]"), one(98, 256, 0, "[scratch out]"))
+	// Depthwise 3x3 on 32x64x56x56: the direct kernel, a thread per
+	// output (9 taps), 256 outputs per block, the grid capped at
+	// 32*132.
+	checkLaunches(t, ops.Apply(ops.OpConv, with(pad1, func(a *opdef.ConvAttr) { a.Groups = 64 }), x, in(64, 1, 3, 3)), h100, 0,
+		one(32*132, 256, 0, "[in0 in1 out]"))
+	// A stride-2 ConvTranspose 8x64x28x28 -> 8x32x56x56 (3x3, pad 1):
+	// phases (0,0) with 1 tap, (0,1) and (1,0) with 2, (1,1) with 4;
+	// each M = 8*28*28 = 6272, N = 32: 128x32 tiles, 49 of them
+	// (shared 16*(128+32+2)*4); only the last has R = 64*4 = 256 >= 16
+	// steps, split into min(ceil(528/49), 256/128) = 2 parts over its
+	// 200704 elements.
+	tr := with(pad1, func(a *opdef.ConvAttr) { a.Stride = []int{2, 2}; a.Size = []int{56, 56} })
+	checkLaunches(t, ops.Apply(ops.OpConvTranspose, tr, in(8, 64, 28, 28), in(64, 32, 3, 3)), h100, 2*200704*4,
+		one(49, 256, 10368, "[in0 in1 out]"), one(49, 256, 10368, "[in0 in1 out]"), one(49, 256, 10368, "[in0 in1 out]"),
+		one(98, 256, 10368, "[in0 in1 scratch]"), one(784, 256, 0, "[scratch out]"))
+}
