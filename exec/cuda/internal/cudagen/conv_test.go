@@ -2,6 +2,8 @@ package cudagen
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -328,4 +330,53 @@ func TestConvLaunches(t *testing.T) {
 	checkLaunches(t, ops.Apply(ops.OpConvTranspose, tr, in(8, 64, 28, 28), in(64, 32, 3, 3)), h100, 2*200704*4,
 		one(49, 256, 10368, "[in0 in1 out]"), one(49, 256, 10368, "[in0 in1 out]"), one(49, 256, 10368, "[in0 in1 out]"),
 		one(98, 256, 10368, "[in0 in1 scratch]"), one(784, 256, 0, "[scratch out]"))
+}
+
+// TestConvGolden keeps the generated source of one kernel of each kind in
+// testdata/golden/conv_*.cu for reading and review (go test -update
+// rewrites them): the GEMM of a small 2-D convolution, its filter
+// gradient on split-K, a stride-2 ConvTranspose's phases and a depthwise
+// convolution's direct kernel, for an H100.
+func TestConvGolden(t *testing.T) {
+	g := graph.New()
+	f32 := tensor.Float32
+	in := func(shape ...int) *graph.Node { return g.Input(fmt.Sprintf("x%d", g.Len()), f32, shape...) }
+	a := opdef.ConvAttr{Stride: []int{1, 1}, Dilation: []int{1, 1}, PadLo: []int{1, 1}, PadHi: []int{1, 1}, Groups: 1}
+	fg, tr, dw := a, a, a
+	fg.Size = []int{3, 3}
+	tr.Stride, tr.Size = []int{2, 2}, []int{16, 16}
+	dw.Groups = 16
+	x := in(4, 16, 16, 16)
+	nodes := map[string]*graph.Node{
+		"conv_gemm":             ops.Apply(ops.OpConv, a, x, in(32, 16, 3, 3)),
+		"conv_filter_grad_part": ops.Apply(ops.OpConvFilterGrad, fg, x, in(4, 32, 16, 16)),
+		"conv_transpose_phases": ops.Apply(ops.OpConvTranspose, tr, in(4, 32, 8, 8), in(32, 64, 3, 3)),
+		"conv_depthwise_direct": ops.Apply(ops.OpConv, dw, x, in(16, 1, 3, 3)),
+	}
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range nodes {
+		t.Run(name, func(t *testing.T) {
+			k, err := Generate(n, h100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := goldenText(k)
+			path := filepath.Join("testdata", "golden", name+".cu")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("generated source differs from %s (go test -update rewrites it):\n%s", path, got)
+			}
+		})
+	}
 }
