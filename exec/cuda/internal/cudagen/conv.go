@@ -556,22 +556,31 @@ func (g *gen) gemmConfig(p *convProblem, force bool) (gemmCfg, bool) {
 		return gemmCfg{}, false
 	}
 	cfg := gemmCfg{threads: T, tm: 4, tn: 4, bk: 16}
-	// BM x BN = 16 T: the split with the least padded work, then the
-	// squarest (most reuse of each staged element).
-	best := int64(-1)
-	for bm := int64(16); bm <= 16*T/16; bm *= 2 {
-		bn := 16 * T / bm
-		if bn < 16 || bm > 256 || bn > 256 {
-			continue
-		}
-		work := ceilDiv(M, bm) * bm * ceilDiv(N, bn) * bn
-		skew := max(bm/bn, bn/bm)
-		if best < 0 || work < best || work == best && skew < max(cfg.bm/cfg.bn, cfg.bn/cfg.bm) {
-			best, cfg.bm, cfg.bn = work, bm, bn
-		}
+	var work int64 // the padded work of the 4x4 split
+	// A slice staged along its free indices (not fastR) has a thread per
+	// free index: at most T of them.
+	maxM, maxN := int64(256), int64(256)
+	if !p.a.fastR {
+		maxM = T
 	}
-	if best < 0 {
+	if !p.b.fastR {
+		maxN = T
+	}
+	cfg.bm, cfg.bn, work = tileSplit(M, N, 16*T, maxM, maxN)
+	if work < 0 {
 		return gemmCfg{}, false
+	}
+	// Float32 on 256-thread blocks: 8x8 outputs per thread (128x128,
+	// 256x64 or 64x256 tiles) halve the shared-memory reads per product,
+	// when they pad at most an eighth more and still give every
+	// multiprocessor a tile.
+	if p.dt == tensor.Float32 && T == 256 {
+		bm, bn, w8 := tileSplit(M, N, 64*T, maxM, maxN)
+		if w8 >= 0 && w8*8 <= work*9 && G*ceilDiv(M, bm)*ceilDiv(N, bn) >= int64(g.t.SMs) {
+			// Steps of 8: half the staging registers (150 with 16,
+			// ptxas for sm_90).
+			cfg.tm, cfg.tn, cfg.bm, cfg.bn, cfg.bk = 8, 8, bm, bn, 8
+		}
 	}
 	// The loads: every thread stages the same number of elements.
 	if T%cfg.bk != 0 || cfg.bk*cfg.bm%T != 0 || cfg.bk*cfg.bn%T != 0 || T%cfg.bm != 0 && !p.a.fastR || T%cfg.bn != 0 && !p.b.fastR {
@@ -594,6 +603,26 @@ func (g *gen) gemmConfig(p *convProblem, force bool) (gemmCfg, bool) {
 		}
 	}
 	return cfg, true
+}
+
+// tileSplit returns the BM x BN = area tile of an M x N product with the
+// least padded work (BM and BN powers of two from 16 to 256, and to maxM
+// and maxN), then the
+// squarest (most reuse of each staged element), and that work; -1 when
+// no split fits.
+func tileSplit(M, N, area, maxM, maxN int64) (bm, bn, work int64) {
+	work = -1
+	for m := int64(16); m <= min(256, maxM); m *= 2 {
+		n := area / m
+		if n < 16 || n > min(256, maxN) {
+			continue
+		}
+		w := ceilDiv(M, m) * m * ceilDiv(N, n) * n
+		if work < 0 || w < work || w == work && max(m/n, n/m) < max(bm/bn, bn/bm) {
+			bm, bn, work = m, n, w
+		}
+	}
+	return bm, bn, work
 }
 
 // lda and ldb are the row lengths of the staged slices in shared memory:
@@ -969,19 +998,24 @@ func (l gemmLoader) rowMajor(ix []int) ([]int64, bool) {
 func (l gemmLoader) tile(c *code) {
 	free := l.p.of(l.free)
 	X := l.p.extent(l.free)
+	// A free index past the extent (a ragged tile) reads the last one
+	// instead: its products only reach results that are not stored, and
+	// no check stays live through the steps.
+	clamp := func(v, e string) {
+		c.line("long long %s = %s;", v, e)
+		c.line("if (%s > %s) %s = %s;", v, ll(X-1), v, ll(X-1))
+	}
 	if l.acc.fastR {
 		c.line("const long long %skk = tid %% %s;", l.name, ll(l.bk))
 		for j := int64(0); j < l.per(); j++ {
 			sfx := fmt.Sprintf("x%d", j)
-			c.line("const long long %s%s = %s + tid / %s + %s;", l.name, sfx, l.x0, ll(l.bk), ll(j*(l.threads/l.bk)))
-			c.line("const bool %sv%s = %s%s < %s;", l.name, sfx, l.name, sfx, ll(X))
+			clamp(l.name+sfx, fmt.Sprintf("%s + tid / %s + %s", l.x0, ll(l.bk), ll(j*(l.threads/l.bk))))
 			l.partial(c, l.name+sfx, sfx, free, true)
 		}
 		return
 	}
 	c.line("const long long %sxx = tid %% %s;", l.name, ll(l.bx))
-	c.line("const long long %sx = %s + %sxx;", l.name, l.x0, l.name)
-	c.line("const bool %svx = %sx < %s;", l.name, l.name, ll(X))
+	clamp(l.name+"x", fmt.Sprintf("%s + %sxx", l.x0, l.name))
 	l.partial(c, l.name+"x", "x", free, true)
 }
 
@@ -1020,14 +1054,14 @@ func (l gemmLoader) fetch(c *code, ct, k string) {
 		l.partial(c, l.name+"r", "r", red, false)
 		for j := int64(0); j < l.per(); j++ {
 			sfx := fmt.Sprintf("x%d", j)
-			elem(j, fmt.Sprintf("%sv%s && %svr", l.name, sfx, l.name), sfx, "r")
+			elem(j, l.name+"vr", sfx, "r")
 		}
 	} else {
 		for j := int64(0); j < l.per(); j++ {
 			sfx := fmt.Sprintf("r%d", j)
 			c.line("const long long %s%s = %s + tid / %s + %s;", l.name, sfx, k, ll(l.bx), ll(j*(l.threads/l.bx)))
 			l.partial(c, l.name+sfx, sfx, red, false)
-			elem(j, fmt.Sprintf("%svx && %s%s < rend", l.name, l.name, sfx), "x", sfx)
+			elem(j, fmt.Sprintf("%s%s < rend", l.name, sfx), "x", sfx)
 		}
 	}
 	c.line("}")

@@ -22,7 +22,7 @@ type convSpec struct {
 	n, c, o, groups           int
 	s, k                      []int
 	stride, dil, lo, hi, size []int
-	path                      string // the kernel expected on the small target: "gemm", "gemm_part" or "direct"
+	path                      string // the kernel of a float32 Conv on the small target: "gemm", "gemm_part" or "direct"
 }
 
 func (s convSpec) attr() opdef.ConvAttr {
@@ -106,7 +106,8 @@ func convCase(op graph.Op, dt tensor.DType, s convSpec) exectest.Case {
 // convSpecs cover the kernels' paths: the GEMM (one pass and split-K,
 // ragged tiles), the direct kernel (depthwise, few channels), 1 to 3
 // spatial dims, strides, dilations, asymmetric padding and groups; the
-// path names what the small target (2 multiprocessors) takes for Conv.
+// path names what the small target (2 multiprocessors) takes for a
+// float32 Conv.
 func convSpecs() []convSpec {
 	return []convSpec{
 		// GEMM: M = 2*5*6 = 60 output pixels, N = 9 channels, R = 8*3*3.
@@ -132,6 +133,9 @@ func convSpecs() []convSpec {
 		{n: 1, c: 8, o: 128, s: []int{4, 4}, k: []int{3, 3}, stride: []int{2, 2}, lo: []int{1, 1}, hi: []int{1, 1}, path: "direct"},
 		// many tiles: M = 2*32*32, N = 72 (48 tiles of 128x32)
 		{n: 2, c: 8, o: 72, s: []int{32, 32}, k: []int{3, 3}, lo: []int{1, 1}, hi: []int{1, 1}, path: "gemm"},
+		// 8x8 outputs per thread in float32 (M = 512, N = 64: two 256x64
+		// tiles on the small target, split in two along R = 144)
+		{n: 2, c: 16, o: 64, s: []int{16, 16}, k: []int{3, 3}, lo: []int{1, 1}, hi: []int{1, 1}, path: "gemm_part"},
 		// few output channels, 1-D
 		{n: 3, c: 5, o: 2, s: []int{9}, k: []int{4}, dil: []int{2}, lo: []int{3}, hi: []int{0}, path: "direct"},
 	}
@@ -237,10 +241,15 @@ func TestConvOnHost(t *testing.T) {
 				want, rest, _ := strings.Cut(c.name, "/")
 				op, _, _ := strings.Cut(rest, "/")
 				got := convPath(c.kernels[0])
-				if op == "Conv" && got != want {
+				if op == "Conv" && strings.Contains(c.name, "/f32/") && got != want {
 					t.Errorf("%s: the kernel is %s", c.name, got)
 				}
 				paths[op+"/"+got] = true
+				for _, f := range c.kernels[0].Funcs {
+					if strings.Contains(f.Source, "acc7_7") {
+						paths[op+"/gemm8x8"] = true
+					}
+				}
 				if strided[c.name] && got != "direct" {
 					// one GEMM per phase
 					gemms := 0
@@ -258,6 +267,9 @@ func TestConvOnHost(t *testing.T) {
 			c.name = tg.name + "/" + c.name
 			all = append(all, c)
 		}
+	}
+	if !paths["Conv/gemm8x8"] {
+		t.Error("no Conv case takes the GEMM of 8x8 outputs per thread")
 	}
 	for _, op := range []string{"Conv", "ConvTranspose", "ConvFilterGrad", "ConvTranspose/phases"} {
 		for _, p := range []string{"gemm", "gemm_part", "direct"} {
@@ -300,10 +312,10 @@ func TestConvLaunches(t *testing.T) {
 	pad1 := opdef.ConvAttr{Stride: []int{1, 1}, Dilation: []int{1, 1}, PadLo: []int{1, 1}, PadHi: []int{1, 1}, Groups: 1}
 	with := func(a opdef.ConvAttr, f func(*opdef.ConvAttr)) opdef.ConvAttr { f(&a); return a }
 	// 32x64x56x56, 3x3, 64 filters: M = 100352 pixels, N = 64, R = 576;
-	// 64x64 tiles (the squarest of the splits without padding), 1568
-	// tiles, no split; shared 16*(64+64+2)*4 bytes.
+	// 8x8 outputs per thread in 256x64 tiles (no padding, as the 4x4
+	// split's 64x64), 392 tiles, no split; shared 8*(256+64+2)*4 bytes.
 	x := in(32, 64, 56, 56)
-	checkLaunches(t, ops.Apply(ops.OpConv, pad1, x, in(64, 64, 3, 3)), h100, 0, one(1568, 256, 8320, "[in0 in1 out]"))
+	checkLaunches(t, ops.Apply(ops.OpConv, pad1, x, in(64, 64, 3, 3)), h100, 0, one(392, 256, 10304, "[in0 in1 out]"))
 	// Its filter gradient: M = 64, N = 576, R = 100352; 64x64 tiles, 9
 	// tiles, split-K into min(ceil(4*132/9), 100352/128, 64) = 59 parts
 	// of 1712 (ceil(100352/59) rounded up to 16); pass 2 over the 36864

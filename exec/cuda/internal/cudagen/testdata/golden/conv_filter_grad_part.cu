@@ -1,8 +1,8 @@
-// launch loom_conv_filter_grad_gemm_part_1763e6c10f4124f4 grid=[16 1 1] block=[256 1 1] shared=10368 args=[in0 in1 scratch]
+// launch loom_conv_filter_grad_gemm_part_dbcf6aded323cb2e grid=[16 1 1] block=[256 1 1] shared=10368 args=[in0 in1 scratch]
 // launch loom_conv_filter_grad_gemm_sum_19995484df9fb199 grid=[18 1 1] block=[256 1 1] shared=0 args=[scratch out]
 // scratch 147456 bytes
 
-extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ scratch)
+extern "C" __global__ void loom_conv_filter_grad_gemm_part_dbcf6aded323cb2e(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ scratch)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 528;
@@ -20,15 +20,15 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int m0 = (t % 1) * 32;
         const int g = t / 1;
         const int akk = tid % 16;
-        const int ax0 = m0 + tid / 16 + 0;
-        const bool avx0 = ax0 < 32;
+        int ax0 = m0 + tid / 16 + 0;
+        if (ax0 > 31) ax0 = 31;
         const int aox0 = ax0 * 256 + g * 8192;
-        const int ax1 = m0 + tid / 16 + 16;
-        const bool avx1 = ax1 < 32;
+        int ax1 = m0 + tid / 16 + 16;
+        if (ax1 > 31) ax1 = 31;
         const int aox1 = ax1 * 256 + g * 8192;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 144;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 143) bx0 = 143;
         int bdx0_q = bx0;
         const int bdx0_2 = bdx0_q % 3;
         bdx0_q /= 3;
@@ -37,8 +37,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box0 = bdx0_q * 256 + g * 4096;
         const int bc0x0 = bdx0_1 * 1;
         const int bc1x0 = bdx0_2 * 1;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 144;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 143) bx1 = 143;
         int bdx1_q = bx1;
         const int bdx1_2 = bdx1_q % 3;
         bdx1_q /= 3;
@@ -47,8 +47,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box1 = bdx1_q * 256 + g * 4096;
         const int bc0x1 = bdx1_1 * 1;
         const int bc1x1 = bdx1_2 * 1;
-        const int bx2 = n0 + tid / 16 + 32;
-        const bool bvx2 = bx2 < 144;
+        int bx2 = n0 + tid / 16 + 32;
+        if (bx2 > 143) bx2 = 143;
         int bdx2_q = bx2;
         const int bdx2_2 = bdx2_q % 3;
         bdx2_q /= 3;
@@ -57,8 +57,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box2 = bdx2_q * 256 + g * 4096;
         const int bc0x2 = bdx2_1 * 1;
         const int bc1x2 = bdx2_2 * 1;
-        const int bx3 = n0 + tid / 16 + 48;
-        const bool bvx3 = bx3 < 144;
+        int bx3 = n0 + tid / 16 + 48;
+        if (bx3 > 143) bx3 = 143;
         int bdx3_q = bx3;
         const int bdx3_2 = bdx3_q % 3;
         bdx3_q /= 3;
@@ -67,8 +67,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box3 = bdx3_q * 256 + g * 4096;
         const int bc0x3 = bdx3_1 * 1;
         const int bc1x3 = bdx3_2 * 1;
-        const int bx4 = n0 + tid / 16 + 64;
-        const bool bvx4 = bx4 < 144;
+        int bx4 = n0 + tid / 16 + 64;
+        if (bx4 > 143) bx4 = 143;
         int bdx4_q = bx4;
         const int bdx4_2 = bdx4_q % 3;
         bdx4_q /= 3;
@@ -77,8 +77,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box4 = bdx4_q * 256 + g * 4096;
         const int bc0x4 = bdx4_1 * 1;
         const int bc1x4 = bdx4_2 * 1;
-        const int bx5 = n0 + tid / 16 + 80;
-        const bool bvx5 = bx5 < 144;
+        int bx5 = n0 + tid / 16 + 80;
+        if (bx5 > 143) bx5 = 143;
         int bdx5_q = bx5;
         const int bdx5_2 = bdx5_q % 3;
         bdx5_q /= 3;
@@ -87,8 +87,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box5 = bdx5_q * 256 + g * 4096;
         const int bc0x5 = bdx5_1 * 1;
         const int bc1x5 = bdx5_2 * 1;
-        const int bx6 = n0 + tid / 16 + 96;
-        const bool bvx6 = bx6 < 144;
+        int bx6 = n0 + tid / 16 + 96;
+        if (bx6 > 143) bx6 = 143;
         int bdx6_q = bx6;
         const int bdx6_2 = bdx6_q % 3;
         bdx6_q /= 3;
@@ -97,8 +97,8 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
         const int box6 = bdx6_q * 256 + g * 4096;
         const int bc0x6 = bdx6_1 * 1;
         const int bc1x6 = bdx6_2 * 1;
-        const int bx7 = n0 + tid / 16 + 112;
-        const bool bvx7 = bx7 < 144;
+        int bx7 = n0 + tid / 16 + 112;
+        if (bx7 > 143) bx7 = 143;
         int bdx7_q = bx7;
         const int bdx7_2 = bdx7_q % 3;
         bdx7_q /= 3;
@@ -143,11 +143,11 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
             adr_q /= 16;
             const int aor = adr_q * 8192 + adr_1 * 16 + adr_2 * 1;
             as0 = 0.0f;
-            if (avx0 && avr) {
+            if (avr) {
                 as0 = in1[aox0 + aor];
             }
             as1 = 0.0f;
-            if (avx1 && avr) {
+            if (avr) {
                 as1 = in1[aox1 + aor];
             }
         }
@@ -163,49 +163,49 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
             const int bc0r = bdr_1 * 1;
             const int bc1r = bdr_2 * 1;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x0 + bc0r) - 1;
                 const int q1 = (bc1x0 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs0 = in0[box0 + bor + q0 * 16 + q1 * 1];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x1 + bc0r) - 1;
                 const int q1 = (bc1x1 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs1 = in0[box1 + bor + q0 * 16 + q1 * 1];
             }
             bs2 = 0.0f;
-            if (bvx2 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x2 + bc0r) - 1;
                 const int q1 = (bc1x2 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs2 = in0[box2 + bor + q0 * 16 + q1 * 1];
             }
             bs3 = 0.0f;
-            if (bvx3 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x3 + bc0r) - 1;
                 const int q1 = (bc1x3 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs3 = in0[box3 + bor + q0 * 16 + q1 * 1];
             }
             bs4 = 0.0f;
-            if (bvx4 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x4 + bc0r) - 1;
                 const int q1 = (bc1x4 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs4 = in0[box4 + bor + q0 * 16 + q1 * 1];
             }
             bs5 = 0.0f;
-            if (bvx5 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x5 + bc0r) - 1;
                 const int q1 = (bc1x5 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs5 = in0[box5 + bor + q0 * 16 + q1 * 1];
             }
             bs6 = 0.0f;
-            if (bvx6 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x6 + bc0r) - 1;
                 const int q1 = (bc1x6 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs6 = in0[box6 + bor + q0 * 16 + q1 * 1];
             }
             bs7 = 0.0f;
-            if (bvx7 && bvr) {
+            if (bvr) {
                 const int q0 = (bc0x7 + bc0r) - 1;
                 const int q1 = (bc1x7 + bc1r) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs7 = in0[box7 + bor + q0 * 16 + q1 * 1];
@@ -234,11 +234,11 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
                     adr_q /= 16;
                     const int aor = adr_q * 8192 + adr_1 * 16 + adr_2 * 1;
                     as0 = 0.0f;
-                    if (avx0 && avr) {
+                    if (avr) {
                         as0 = in1[aox0 + aor];
                     }
                     as1 = 0.0f;
-                    if (avx1 && avr) {
+                    if (avr) {
                         as1 = in1[aox1 + aor];
                     }
                 }
@@ -254,49 +254,49 @@ extern "C" __global__ void loom_conv_filter_grad_gemm_part_1763e6c10f4124f4(cons
                     const int bc0r = bdr_1 * 1;
                     const int bc1r = bdr_2 * 1;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x0 + bc0r) - 1;
                         const int q1 = (bc1x0 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs0 = in0[box0 + bor + q0 * 16 + q1 * 1];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x1 + bc0r) - 1;
                         const int q1 = (bc1x1 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs1 = in0[box1 + bor + q0 * 16 + q1 * 1];
                     }
                     bs2 = 0.0f;
-                    if (bvx2 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x2 + bc0r) - 1;
                         const int q1 = (bc1x2 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs2 = in0[box2 + bor + q0 * 16 + q1 * 1];
                     }
                     bs3 = 0.0f;
-                    if (bvx3 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x3 + bc0r) - 1;
                         const int q1 = (bc1x3 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs3 = in0[box3 + bor + q0 * 16 + q1 * 1];
                     }
                     bs4 = 0.0f;
-                    if (bvx4 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x4 + bc0r) - 1;
                         const int q1 = (bc1x4 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs4 = in0[box4 + bor + q0 * 16 + q1 * 1];
                     }
                     bs5 = 0.0f;
-                    if (bvx5 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x5 + bc0r) - 1;
                         const int q1 = (bc1x5 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs5 = in0[box5 + bor + q0 * 16 + q1 * 1];
                     }
                     bs6 = 0.0f;
-                    if (bvx6 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x6 + bc0r) - 1;
                         const int q1 = (bc1x6 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs6 = in0[box6 + bor + q0 * 16 + q1 * 1];
                     }
                     bs7 = 0.0f;
-                    if (bvx7 && bvr) {
+                    if (bvr) {
                         const int q0 = (bc0x7 + bc0r) - 1;
                         const int q1 = (bc1x7 + bc1r) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) bs7 = in0[box7 + bor + q0 * 16 + q1 * 1];

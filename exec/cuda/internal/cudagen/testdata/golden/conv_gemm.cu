@@ -1,6 +1,6 @@
-// launch loom_conv_gemm_baca9b4b06d99ed6 grid=[8 1 1] block=[256 1 1] shared=10368 args=[in0 in1 out]
+// launch loom_conv_gemm_6326753854d65183 grid=[8 1 1] block=[256 1 1] shared=10368 args=[in0 in1 out]
 
-extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
+extern "C" __global__ void loom_conv_gemm_6326753854d65183(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 2048;
@@ -16,8 +16,8 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
         const int m0 = (t % 8) * 128;
         const int g = t / 8;
         const int axx = tid % 128;
-        const int ax = m0 + axx;
-        const bool avx = ax < 1024;
+        int ax = m0 + axx;
+        if (ax > 1023) ax = 1023;
         int adx_q = ax;
         const int adx_2 = adx_q % 16;
         adx_q /= 16;
@@ -27,11 +27,11 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
         const int ac0x = adx_1 * 1;
         const int ac1x = adx_2 * 1;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 32;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 31) bx0 = 31;
         const int box0 = bx0 * 144 + g * 4608;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 32;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 31) bx1 = 31;
         const int box1 = bx1 * 144 + g * 4608;
         float acc0_0 = 0.0f;
         float acc0_1 = 0.0f;
@@ -70,7 +70,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r0 = adr0_1 * 1;
             const int ac1r0 = adr0_2 * 1;
             as0 = 0.0f;
-            if (avx && ar0 < rend) {
+            if (ar0 < rend) {
                 const int q0 = (ac0x + ac0r0) - 1;
                 const int q1 = (ac1x + ac1r0) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as0 = in0[aox + aor0 + q0 * 16 + q1 * 1];
@@ -85,7 +85,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r1 = adr1_1 * 1;
             const int ac1r1 = adr1_2 * 1;
             as1 = 0.0f;
-            if (avx && ar1 < rend) {
+            if (ar1 < rend) {
                 const int q0 = (ac0x + ac0r1) - 1;
                 const int q1 = (ac1x + ac1r1) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as1 = in0[aox + aor1 + q0 * 16 + q1 * 1];
@@ -100,7 +100,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r2 = adr2_1 * 1;
             const int ac1r2 = adr2_2 * 1;
             as2 = 0.0f;
-            if (avx && ar2 < rend) {
+            if (ar2 < rend) {
                 const int q0 = (ac0x + ac0r2) - 1;
                 const int q1 = (ac1x + ac1r2) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as2 = in0[aox + aor2 + q0 * 16 + q1 * 1];
@@ -115,7 +115,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r3 = adr3_1 * 1;
             const int ac1r3 = adr3_2 * 1;
             as3 = 0.0f;
-            if (avx && ar3 < rend) {
+            if (ar3 < rend) {
                 const int q0 = (ac0x + ac0r3) - 1;
                 const int q1 = (ac1x + ac1r3) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as3 = in0[aox + aor3 + q0 * 16 + q1 * 1];
@@ -130,7 +130,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r4 = adr4_1 * 1;
             const int ac1r4 = adr4_2 * 1;
             as4 = 0.0f;
-            if (avx && ar4 < rend) {
+            if (ar4 < rend) {
                 const int q0 = (ac0x + ac0r4) - 1;
                 const int q1 = (ac1x + ac1r4) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as4 = in0[aox + aor4 + q0 * 16 + q1 * 1];
@@ -145,7 +145,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r5 = adr5_1 * 1;
             const int ac1r5 = adr5_2 * 1;
             as5 = 0.0f;
-            if (avx && ar5 < rend) {
+            if (ar5 < rend) {
                 const int q0 = (ac0x + ac0r5) - 1;
                 const int q1 = (ac1x + ac1r5) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as5 = in0[aox + aor5 + q0 * 16 + q1 * 1];
@@ -160,7 +160,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r6 = adr6_1 * 1;
             const int ac1r6 = adr6_2 * 1;
             as6 = 0.0f;
-            if (avx && ar6 < rend) {
+            if (ar6 < rend) {
                 const int q0 = (ac0x + ac0r6) - 1;
                 const int q1 = (ac1x + ac1r6) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as6 = in0[aox + aor6 + q0 * 16 + q1 * 1];
@@ -175,7 +175,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const int ac0r7 = adr7_1 * 1;
             const int ac1r7 = adr7_2 * 1;
             as7 = 0.0f;
-            if (avx && ar7 < rend) {
+            if (ar7 < rend) {
                 const int q0 = (ac0x + ac0r7) - 1;
                 const int q1 = (ac1x + ac1r7) - 1;
                 if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as7 = in0[aox + aor7 + q0 * 16 + q1 * 1];
@@ -186,11 +186,11 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
             const bool bvr = br < rend;
             const int bor = br * 1;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 bs0 = in1[box0 + bor];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 bs1 = in1[box1 + bor];
             }
         }
@@ -218,7 +218,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r0 = adr0_1 * 1;
                     const int ac1r0 = adr0_2 * 1;
                     as0 = 0.0f;
-                    if (avx && ar0 < rend) {
+                    if (ar0 < rend) {
                         const int q0 = (ac0x + ac0r0) - 1;
                         const int q1 = (ac1x + ac1r0) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as0 = in0[aox + aor0 + q0 * 16 + q1 * 1];
@@ -233,7 +233,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r1 = adr1_1 * 1;
                     const int ac1r1 = adr1_2 * 1;
                     as1 = 0.0f;
-                    if (avx && ar1 < rend) {
+                    if (ar1 < rend) {
                         const int q0 = (ac0x + ac0r1) - 1;
                         const int q1 = (ac1x + ac1r1) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as1 = in0[aox + aor1 + q0 * 16 + q1 * 1];
@@ -248,7 +248,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r2 = adr2_1 * 1;
                     const int ac1r2 = adr2_2 * 1;
                     as2 = 0.0f;
-                    if (avx && ar2 < rend) {
+                    if (ar2 < rend) {
                         const int q0 = (ac0x + ac0r2) - 1;
                         const int q1 = (ac1x + ac1r2) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as2 = in0[aox + aor2 + q0 * 16 + q1 * 1];
@@ -263,7 +263,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r3 = adr3_1 * 1;
                     const int ac1r3 = adr3_2 * 1;
                     as3 = 0.0f;
-                    if (avx && ar3 < rend) {
+                    if (ar3 < rend) {
                         const int q0 = (ac0x + ac0r3) - 1;
                         const int q1 = (ac1x + ac1r3) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as3 = in0[aox + aor3 + q0 * 16 + q1 * 1];
@@ -278,7 +278,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r4 = adr4_1 * 1;
                     const int ac1r4 = adr4_2 * 1;
                     as4 = 0.0f;
-                    if (avx && ar4 < rend) {
+                    if (ar4 < rend) {
                         const int q0 = (ac0x + ac0r4) - 1;
                         const int q1 = (ac1x + ac1r4) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as4 = in0[aox + aor4 + q0 * 16 + q1 * 1];
@@ -293,7 +293,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r5 = adr5_1 * 1;
                     const int ac1r5 = adr5_2 * 1;
                     as5 = 0.0f;
-                    if (avx && ar5 < rend) {
+                    if (ar5 < rend) {
                         const int q0 = (ac0x + ac0r5) - 1;
                         const int q1 = (ac1x + ac1r5) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as5 = in0[aox + aor5 + q0 * 16 + q1 * 1];
@@ -308,7 +308,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r6 = adr6_1 * 1;
                     const int ac1r6 = adr6_2 * 1;
                     as6 = 0.0f;
-                    if (avx && ar6 < rend) {
+                    if (ar6 < rend) {
                         const int q0 = (ac0x + ac0r6) - 1;
                         const int q1 = (ac1x + ac1r6) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as6 = in0[aox + aor6 + q0 * 16 + q1 * 1];
@@ -323,7 +323,7 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const int ac0r7 = adr7_1 * 1;
                     const int ac1r7 = adr7_2 * 1;
                     as7 = 0.0f;
-                    if (avx && ar7 < rend) {
+                    if (ar7 < rend) {
                         const int q0 = (ac0x + ac0r7) - 1;
                         const int q1 = (ac1x + ac1r7) - 1;
                         if ((unsigned int)q0 < 16u && (unsigned int)q1 < 16u) as7 = in0[aox + aor7 + q0 * 16 + q1 * 1];
@@ -334,11 +334,11 @@ extern "C" __global__ void loom_conv_gemm_baca9b4b06d99ed6(const float* __restri
                     const bool bvr = br < rend;
                     const int bor = br * 1;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         bs0 = in1[box0 + bor];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         bs1 = in1[box1 + bor];
                     }
                 }

@@ -1,9 +1,9 @@
-// launch loom_conv_transpose_gemm_c70670137075a551 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
-// launch loom_conv_transpose_gemm_2bc8950aa46a80c7 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
-// launch loom_conv_transpose_gemm_86abc4a6482a8493 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
-// launch loom_conv_transpose_gemm_6a58705b36849817 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
+// launch loom_conv_transpose_gemm_797ce70719c3fc64 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
+// launch loom_conv_transpose_gemm_1cc74e0103527774 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
+// launch loom_conv_transpose_gemm_25d0fd84275c8571 grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
+// launch loom_conv_transpose_gemm_483710d7fb63dddb grid=[4 1 1] block=[256 1 1] shared=8320 args=[in0 in1 out]
 
-extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
+extern "C" __global__ void loom_conv_transpose_gemm_797ce70719c3fc64(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 1024;
@@ -19,8 +19,8 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
         const int m0 = (t % 4) * 64;
         const int g = t / 4;
         const int axx = tid % 64;
-        const int ax = m0 + axx;
-        const bool avx = ax < 256;
+        int ax = m0 + axx;
+        if (ax > 255) ax = 255;
         int adx_q = ax;
         const int adx_2 = adx_q % 8;
         adx_q /= 8;
@@ -30,17 +30,17 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
         const int ac0x = adx_1 * 1;
         const int ac1x = adx_2 * 1;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 64;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 63) bx0 = 63;
         const int box0 = bx0 * 9 + g * 18432 + 4;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 64;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 63) bx1 = 63;
         const int box1 = bx1 * 9 + g * 18432 + 4;
-        const int bx2 = n0 + tid / 16 + 32;
-        const bool bvx2 = bx2 < 64;
+        int bx2 = n0 + tid / 16 + 32;
+        if (bx2 > 63) bx2 = 63;
         const int box2 = bx2 * 9 + g * 18432 + 4;
-        const int bx3 = n0 + tid / 16 + 48;
-        const bool bvx3 = bx3 < 64;
+        int bx3 = n0 + tid / 16 + 48;
+        if (bx3 > 63) bx3 = 63;
         const int box3 = bx3 * 9 + g * 18432 + 4;
         float acc0_0 = 0.0f;
         float acc0_1 = 0.0f;
@@ -72,7 +72,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
             const int ac0r0 = 0;
             const int ac1r0 = 0;
             as0 = 0.0f;
-            if (avx && ar0 < rend) {
+            if (ar0 < rend) {
                 const int q0 = (ac0x + ac0r0) - 0;
                 const int q1 = (ac1x + ac1r0) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -82,7 +82,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
             const int ac0r1 = 0;
             const int ac1r1 = 0;
             as1 = 0.0f;
-            if (avx && ar1 < rend) {
+            if (ar1 < rend) {
                 const int q0 = (ac0x + ac0r1) - 0;
                 const int q1 = (ac1x + ac1r1) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -92,7 +92,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
             const int ac0r2 = 0;
             const int ac1r2 = 0;
             as2 = 0.0f;
-            if (avx && ar2 < rend) {
+            if (ar2 < rend) {
                 const int q0 = (ac0x + ac0r2) - 0;
                 const int q1 = (ac1x + ac1r2) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -102,7 +102,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
             const int ac0r3 = 0;
             const int ac1r3 = 0;
             as3 = 0.0f;
-            if (avx && ar3 < rend) {
+            if (ar3 < rend) {
                 const int q0 = (ac0x + ac0r3) - 0;
                 const int q1 = (ac1x + ac1r3) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -113,19 +113,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
             const bool bvr = br < rend;
             const int bor = br * 576;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 bs0 = in1[box0 + bor];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 bs1 = in1[box1 + bor];
             }
             bs2 = 0.0f;
-            if (bvx2 && bvr) {
+            if (bvr) {
                 bs2 = in1[box2 + bor];
             }
             bs3 = 0.0f;
-            if (bvx3 && bvr) {
+            if (bvr) {
                 bs3 = in1[box3 + bor];
             }
         }
@@ -146,7 +146,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
                     const int ac0r0 = 0;
                     const int ac1r0 = 0;
                     as0 = 0.0f;
-                    if (avx && ar0 < rend) {
+                    if (ar0 < rend) {
                         const int q0 = (ac0x + ac0r0) - 0;
                         const int q1 = (ac1x + ac1r0) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -156,7 +156,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
                     const int ac0r1 = 0;
                     const int ac1r1 = 0;
                     as1 = 0.0f;
-                    if (avx && ar1 < rend) {
+                    if (ar1 < rend) {
                         const int q0 = (ac0x + ac0r1) - 0;
                         const int q1 = (ac1x + ac1r1) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -166,7 +166,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
                     const int ac0r2 = 0;
                     const int ac1r2 = 0;
                     as2 = 0.0f;
-                    if (avx && ar2 < rend) {
+                    if (ar2 < rend) {
                         const int q0 = (ac0x + ac0r2) - 0;
                         const int q1 = (ac1x + ac1r2) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -176,7 +176,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
                     const int ac0r3 = 0;
                     const int ac1r3 = 0;
                     as3 = 0.0f;
-                    if (avx && ar3 < rend) {
+                    if (ar3 < rend) {
                         const int q0 = (ac0x + ac0r3) - 0;
                         const int q1 = (ac1x + ac1r3) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -187,19 +187,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
                     const bool bvr = br < rend;
                     const int bor = br * 576;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         bs0 = in1[box0 + bor];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         bs1 = in1[box1 + bor];
                     }
                     bs2 = 0.0f;
-                    if (bvx2 && bvr) {
+                    if (bvr) {
                         bs2 = in1[box2 + bor];
                     }
                     bs3 = 0.0f;
-                    if (bvx3 && bvr) {
+                    if (bvr) {
                         bs3 = in1[box3 + bor];
                     }
                 }
@@ -292,7 +292,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_c70670137075a551(const float
     }
 }
 
-extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
+extern "C" __global__ void loom_conv_transpose_gemm_1cc74e0103527774(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 1024;
@@ -308,8 +308,8 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
         const int m0 = (t % 4) * 64;
         const int g = t / 4;
         const int axx = tid % 64;
-        const int ax = m0 + axx;
-        const bool avx = ax < 256;
+        int ax = m0 + axx;
+        if (ax > 255) ax = 255;
         int adx_q = ax;
         const int adx_2 = adx_q % 8;
         adx_q /= 8;
@@ -319,17 +319,17 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
         const int ac0x = adx_1 * 1;
         const int ac1x = adx_2 * 1;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 64;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 63) bx0 = 63;
         const int box0 = bx0 * 9 + g * 18432 + 3;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 64;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 63) bx1 = 63;
         const int box1 = bx1 * 9 + g * 18432 + 3;
-        const int bx2 = n0 + tid / 16 + 32;
-        const bool bvx2 = bx2 < 64;
+        int bx2 = n0 + tid / 16 + 32;
+        if (bx2 > 63) bx2 = 63;
         const int box2 = bx2 * 9 + g * 18432 + 3;
-        const int bx3 = n0 + tid / 16 + 48;
-        const bool bvx3 = bx3 < 64;
+        int bx3 = n0 + tid / 16 + 48;
+        if (bx3 > 63) bx3 = 63;
         const int box3 = bx3 * 9 + g * 18432 + 3;
         float acc0_0 = 0.0f;
         float acc0_1 = 0.0f;
@@ -364,7 +364,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
             const int ac0r0 = 0;
             const int ac1r0 = adr0_2 * -1;
             as0 = 0.0f;
-            if (avx && ar0 < rend) {
+            if (ar0 < rend) {
                 const int q0 = (ac0x + ac0r0) - 0;
                 const int q1 = (ac1x + ac1r0) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -377,7 +377,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
             const int ac0r1 = 0;
             const int ac1r1 = adr1_2 * -1;
             as1 = 0.0f;
-            if (avx && ar1 < rend) {
+            if (ar1 < rend) {
                 const int q0 = (ac0x + ac0r1) - 0;
                 const int q1 = (ac1x + ac1r1) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -390,7 +390,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
             const int ac0r2 = 0;
             const int ac1r2 = adr2_2 * -1;
             as2 = 0.0f;
-            if (avx && ar2 < rend) {
+            if (ar2 < rend) {
                 const int q0 = (ac0x + ac0r2) - 0;
                 const int q1 = (ac1x + ac1r2) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -403,7 +403,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
             const int ac0r3 = 0;
             const int ac1r3 = adr3_2 * -1;
             as3 = 0.0f;
-            if (avx && ar3 < rend) {
+            if (ar3 < rend) {
                 const int q0 = (ac0x + ac0r3) - 0;
                 const int q1 = (ac1x + ac1r3) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -417,19 +417,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
             bdr_q /= 2;
             const int bor = bdr_q * 576 + bdr_2 * 2;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 bs0 = in1[box0 + bor];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 bs1 = in1[box1 + bor];
             }
             bs2 = 0.0f;
-            if (bvx2 && bvr) {
+            if (bvr) {
                 bs2 = in1[box2 + bor];
             }
             bs3 = 0.0f;
-            if (bvx3 && bvr) {
+            if (bvr) {
                 bs3 = in1[box3 + bor];
             }
         }
@@ -453,7 +453,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
                     const int ac0r0 = 0;
                     const int ac1r0 = adr0_2 * -1;
                     as0 = 0.0f;
-                    if (avx && ar0 < rend) {
+                    if (ar0 < rend) {
                         const int q0 = (ac0x + ac0r0) - 0;
                         const int q1 = (ac1x + ac1r0) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -466,7 +466,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
                     const int ac0r1 = 0;
                     const int ac1r1 = adr1_2 * -1;
                     as1 = 0.0f;
-                    if (avx && ar1 < rend) {
+                    if (ar1 < rend) {
                         const int q0 = (ac0x + ac0r1) - 0;
                         const int q1 = (ac1x + ac1r1) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -479,7 +479,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
                     const int ac0r2 = 0;
                     const int ac1r2 = adr2_2 * -1;
                     as2 = 0.0f;
-                    if (avx && ar2 < rend) {
+                    if (ar2 < rend) {
                         const int q0 = (ac0x + ac0r2) - 0;
                         const int q1 = (ac1x + ac1r2) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -492,7 +492,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
                     const int ac0r3 = 0;
                     const int ac1r3 = adr3_2 * -1;
                     as3 = 0.0f;
-                    if (avx && ar3 < rend) {
+                    if (ar3 < rend) {
                         const int q0 = (ac0x + ac0r3) - 0;
                         const int q1 = (ac1x + ac1r3) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -506,19 +506,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
                     bdr_q /= 2;
                     const int bor = bdr_q * 576 + bdr_2 * 2;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         bs0 = in1[box0 + bor];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         bs1 = in1[box1 + bor];
                     }
                     bs2 = 0.0f;
-                    if (bvx2 && bvr) {
+                    if (bvr) {
                         bs2 = in1[box2 + bor];
                     }
                     bs3 = 0.0f;
-                    if (bvx3 && bvr) {
+                    if (bvr) {
                         bs3 = in1[box3 + bor];
                     }
                 }
@@ -611,7 +611,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_2bc8950aa46a80c7(const float
     }
 }
 
-extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
+extern "C" __global__ void loom_conv_transpose_gemm_25d0fd84275c8571(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 1024;
@@ -627,8 +627,8 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
         const int m0 = (t % 4) * 64;
         const int g = t / 4;
         const int axx = tid % 64;
-        const int ax = m0 + axx;
-        const bool avx = ax < 256;
+        int ax = m0 + axx;
+        if (ax > 255) ax = 255;
         int adx_q = ax;
         const int adx_2 = adx_q % 8;
         adx_q /= 8;
@@ -638,17 +638,17 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
         const int ac0x = adx_1 * 1;
         const int ac1x = adx_2 * 1;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 64;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 63) bx0 = 63;
         const int box0 = bx0 * 9 + g * 18432 + 1;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 64;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 63) bx1 = 63;
         const int box1 = bx1 * 9 + g * 18432 + 1;
-        const int bx2 = n0 + tid / 16 + 32;
-        const bool bvx2 = bx2 < 64;
+        int bx2 = n0 + tid / 16 + 32;
+        if (bx2 > 63) bx2 = 63;
         const int box2 = bx2 * 9 + g * 18432 + 1;
-        const int bx3 = n0 + tid / 16 + 48;
-        const bool bvx3 = bx3 < 64;
+        int bx3 = n0 + tid / 16 + 48;
+        if (bx3 > 63) bx3 = 63;
         const int box3 = bx3 * 9 + g * 18432 + 1;
         float acc0_0 = 0.0f;
         float acc0_1 = 0.0f;
@@ -683,7 +683,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
             const int ac0r0 = adr0_1 * -1;
             const int ac1r0 = 0;
             as0 = 0.0f;
-            if (avx && ar0 < rend) {
+            if (ar0 < rend) {
                 const int q0 = (ac0x + ac0r0) - -1;
                 const int q1 = (ac1x + ac1r0) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -696,7 +696,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
             const int ac0r1 = adr1_1 * -1;
             const int ac1r1 = 0;
             as1 = 0.0f;
-            if (avx && ar1 < rend) {
+            if (ar1 < rend) {
                 const int q0 = (ac0x + ac0r1) - -1;
                 const int q1 = (ac1x + ac1r1) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -709,7 +709,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
             const int ac0r2 = adr2_1 * -1;
             const int ac1r2 = 0;
             as2 = 0.0f;
-            if (avx && ar2 < rend) {
+            if (ar2 < rend) {
                 const int q0 = (ac0x + ac0r2) - -1;
                 const int q1 = (ac1x + ac1r2) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -722,7 +722,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
             const int ac0r3 = adr3_1 * -1;
             const int ac1r3 = 0;
             as3 = 0.0f;
-            if (avx && ar3 < rend) {
+            if (ar3 < rend) {
                 const int q0 = (ac0x + ac0r3) - -1;
                 const int q1 = (ac1x + ac1r3) - 0;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -736,19 +736,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
             bdr_q /= 2;
             const int bor = bdr_q * 576 + bdr_1 * 6;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 bs0 = in1[box0 + bor];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 bs1 = in1[box1 + bor];
             }
             bs2 = 0.0f;
-            if (bvx2 && bvr) {
+            if (bvr) {
                 bs2 = in1[box2 + bor];
             }
             bs3 = 0.0f;
-            if (bvx3 && bvr) {
+            if (bvr) {
                 bs3 = in1[box3 + bor];
             }
         }
@@ -772,7 +772,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
                     const int ac0r0 = adr0_1 * -1;
                     const int ac1r0 = 0;
                     as0 = 0.0f;
-                    if (avx && ar0 < rend) {
+                    if (ar0 < rend) {
                         const int q0 = (ac0x + ac0r0) - -1;
                         const int q1 = (ac1x + ac1r0) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -785,7 +785,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
                     const int ac0r1 = adr1_1 * -1;
                     const int ac1r1 = 0;
                     as1 = 0.0f;
-                    if (avx && ar1 < rend) {
+                    if (ar1 < rend) {
                         const int q0 = (ac0x + ac0r1) - -1;
                         const int q1 = (ac1x + ac1r1) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -798,7 +798,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
                     const int ac0r2 = adr2_1 * -1;
                     const int ac1r2 = 0;
                     as2 = 0.0f;
-                    if (avx && ar2 < rend) {
+                    if (ar2 < rend) {
                         const int q0 = (ac0x + ac0r2) - -1;
                         const int q1 = (ac1x + ac1r2) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -811,7 +811,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
                     const int ac0r3 = adr3_1 * -1;
                     const int ac1r3 = 0;
                     as3 = 0.0f;
-                    if (avx && ar3 < rend) {
+                    if (ar3 < rend) {
                         const int q0 = (ac0x + ac0r3) - -1;
                         const int q1 = (ac1x + ac1r3) - 0;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -825,19 +825,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
                     bdr_q /= 2;
                     const int bor = bdr_q * 576 + bdr_1 * 6;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         bs0 = in1[box0 + bor];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         bs1 = in1[box1 + bor];
                     }
                     bs2 = 0.0f;
-                    if (bvx2 && bvr) {
+                    if (bvr) {
                         bs2 = in1[box2 + bor];
                     }
                     bs3 = 0.0f;
-                    if (bvx3 && bvr) {
+                    if (bvr) {
                         bs3 = in1[box3 + bor];
                     }
                 }
@@ -930,7 +930,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_86abc4a6482a8493(const float
     }
 }
 
-extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
+extern "C" __global__ void loom_conv_transpose_gemm_483710d7fb63dddb(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out)
 {
     float* As = (float*)loom_smem;
     float* Bs = As + 1024;
@@ -946,8 +946,8 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
         const int m0 = (t % 4) * 64;
         const int g = t / 4;
         const int axx = tid % 64;
-        const int ax = m0 + axx;
-        const bool avx = ax < 256;
+        int ax = m0 + axx;
+        if (ax > 255) ax = 255;
         int adx_q = ax;
         const int adx_2 = adx_q % 8;
         adx_q /= 8;
@@ -957,17 +957,17 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
         const int ac0x = adx_1 * 1;
         const int ac1x = adx_2 * 1;
         const int bkk = tid % 16;
-        const int bx0 = n0 + tid / 16 + 0;
-        const bool bvx0 = bx0 < 64;
+        int bx0 = n0 + tid / 16 + 0;
+        if (bx0 > 63) bx0 = 63;
         const int box0 = bx0 * 9 + g * 18432;
-        const int bx1 = n0 + tid / 16 + 16;
-        const bool bvx1 = bx1 < 64;
+        int bx1 = n0 + tid / 16 + 16;
+        if (bx1 > 63) bx1 = 63;
         const int box1 = bx1 * 9 + g * 18432;
-        const int bx2 = n0 + tid / 16 + 32;
-        const bool bvx2 = bx2 < 64;
+        int bx2 = n0 + tid / 16 + 32;
+        if (bx2 > 63) bx2 = 63;
         const int box2 = bx2 * 9 + g * 18432;
-        const int bx3 = n0 + tid / 16 + 48;
-        const bool bvx3 = bx3 < 64;
+        int bx3 = n0 + tid / 16 + 48;
+        if (bx3 > 63) bx3 = 63;
         const int box3 = bx3 * 9 + g * 18432;
         float acc0_0 = 0.0f;
         float acc0_1 = 0.0f;
@@ -1004,7 +1004,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
             const int ac0r0 = adr0_1 * -1;
             const int ac1r0 = adr0_2 * -1;
             as0 = 0.0f;
-            if (avx && ar0 < rend) {
+            if (ar0 < rend) {
                 const int q0 = (ac0x + ac0r0) - -1;
                 const int q1 = (ac1x + ac1r0) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -1019,7 +1019,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
             const int ac0r1 = adr1_1 * -1;
             const int ac1r1 = adr1_2 * -1;
             as1 = 0.0f;
-            if (avx && ar1 < rend) {
+            if (ar1 < rend) {
                 const int q0 = (ac0x + ac0r1) - -1;
                 const int q1 = (ac1x + ac1r1) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -1034,7 +1034,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
             const int ac0r2 = adr2_1 * -1;
             const int ac1r2 = adr2_2 * -1;
             as2 = 0.0f;
-            if (avx && ar2 < rend) {
+            if (ar2 < rend) {
                 const int q0 = (ac0x + ac0r2) - -1;
                 const int q1 = (ac1x + ac1r2) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -1049,7 +1049,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
             const int ac0r3 = adr3_1 * -1;
             const int ac1r3 = adr3_2 * -1;
             as3 = 0.0f;
-            if (avx && ar3 < rend) {
+            if (ar3 < rend) {
                 const int q0 = (ac0x + ac0r3) - -1;
                 const int q1 = (ac1x + ac1r3) - -1;
                 if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -1065,19 +1065,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
             bdr_q /= 2;
             const int bor = bdr_q * 576 + bdr_1 * 6 + bdr_2 * 2;
             bs0 = 0.0f;
-            if (bvx0 && bvr) {
+            if (bvr) {
                 bs0 = in1[box0 + bor];
             }
             bs1 = 0.0f;
-            if (bvx1 && bvr) {
+            if (bvr) {
                 bs1 = in1[box1 + bor];
             }
             bs2 = 0.0f;
-            if (bvx2 && bvr) {
+            if (bvr) {
                 bs2 = in1[box2 + bor];
             }
             bs3 = 0.0f;
-            if (bvx3 && bvr) {
+            if (bvr) {
                 bs3 = in1[box3 + bor];
             }
         }
@@ -1103,7 +1103,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
                     const int ac0r0 = adr0_1 * -1;
                     const int ac1r0 = adr0_2 * -1;
                     as0 = 0.0f;
-                    if (avx && ar0 < rend) {
+                    if (ar0 < rend) {
                         const int q0 = (ac0x + ac0r0) - -1;
                         const int q1 = (ac1x + ac1r0) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as0 = in0[aox + aor0 + q0 * 8 + q1 * 1];
@@ -1118,7 +1118,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
                     const int ac0r1 = adr1_1 * -1;
                     const int ac1r1 = adr1_2 * -1;
                     as1 = 0.0f;
-                    if (avx && ar1 < rend) {
+                    if (ar1 < rend) {
                         const int q0 = (ac0x + ac0r1) - -1;
                         const int q1 = (ac1x + ac1r1) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as1 = in0[aox + aor1 + q0 * 8 + q1 * 1];
@@ -1133,7 +1133,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
                     const int ac0r2 = adr2_1 * -1;
                     const int ac1r2 = adr2_2 * -1;
                     as2 = 0.0f;
-                    if (avx && ar2 < rend) {
+                    if (ar2 < rend) {
                         const int q0 = (ac0x + ac0r2) - -1;
                         const int q1 = (ac1x + ac1r2) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as2 = in0[aox + aor2 + q0 * 8 + q1 * 1];
@@ -1148,7 +1148,7 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
                     const int ac0r3 = adr3_1 * -1;
                     const int ac1r3 = adr3_2 * -1;
                     as3 = 0.0f;
-                    if (avx && ar3 < rend) {
+                    if (ar3 < rend) {
                         const int q0 = (ac0x + ac0r3) - -1;
                         const int q1 = (ac1x + ac1r3) - -1;
                         if ((unsigned int)q0 < 8u && (unsigned int)q1 < 8u) as3 = in0[aox + aor3 + q0 * 8 + q1 * 1];
@@ -1164,19 +1164,19 @@ extern "C" __global__ void loom_conv_transpose_gemm_6a58705b36849817(const float
                     bdr_q /= 2;
                     const int bor = bdr_q * 576 + bdr_1 * 6 + bdr_2 * 2;
                     bs0 = 0.0f;
-                    if (bvx0 && bvr) {
+                    if (bvr) {
                         bs0 = in1[box0 + bor];
                     }
                     bs1 = 0.0f;
-                    if (bvx1 && bvr) {
+                    if (bvr) {
                         bs1 = in1[box1 + bor];
                     }
                     bs2 = 0.0f;
-                    if (bvx2 && bvr) {
+                    if (bvr) {
                         bs2 = in1[box2 + bor];
                     }
                     bs3 = 0.0f;
-                    if (bvx3 && bvr) {
+                    if (bvr) {
                         bs3 = in1[box3 + bor];
                     }
                 }
