@@ -39,11 +39,13 @@ import (
 //
 //   - An implicit GEMM (convGEMM) when both M and N of a group are at
 //     least 8: a block computes a BM x BN tile of the result (M x N,
-//     BM·BN = 16·256, the split with the least padding) with 256 threads
-//     of 4x4 outputs each; it walks R in steps of BK = 16, staging the A
-//     and B slices in shared memory, read straight from x, w or dy
-//     through the index mapping (no column matrix); each step's reads go
-//     to registers while the previous step's products are computed.
+//     the split with the least padding) with 256 threads of 4x4 outputs
+//     each (BM·BN = 16·256, steps of BK = 16 along R), or, in float32
+//     when it pads little more and there are tiles enough, 8x8 outputs
+//     each (BM·BN = 64·256, BK = 8); it stages the A and B slices of
+//     each step in shared memory, read straight from x, w or dy through
+//     the index mapping (no column matrix); each step's reads go to
+//     registers while the previous step's products are computed.
 //     Index arithmetic is 32-bit when every offset fits. When there are
 //     fewer tiles than twice the multiprocessors and R is long, R is cut
 //     into parts (split-K): pass 1 writes each part's tile to scratch,
