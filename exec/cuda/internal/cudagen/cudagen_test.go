@@ -331,6 +331,8 @@ func supportNodes(t *testing.T) []*graph.Node {
 				ns = sn
 			case isPoolOp(d.Op): // pooling (issue 15; pool_test.go)
 				ns = poolTestNodes(d.Op, dt, in)
+			case d.Op == ops.OpConv || d.Op == ops.OpConvTranspose || d.Op == ops.OpConvFilterGrad: // issue 15 (conv_test.go)
+				ns = convTestNodes(d.Op, dt, in)
 			case d.Kind == opdef.Elementwise:
 				var args []*graph.Node
 				for k := 0; k < max(d.Arity, 1); k++ {

@@ -70,6 +70,9 @@
 //     indices in order, so that every element has one writer; a bad index
 //     sets the step's status word (a Status argument) and a one-thread
 //     launch finds the first.
+//   - Convolutions (conv.go): an implicit GEMM over shared-memory tiles
+//     (split-K with an ordered second pass when tiles are few), or for
+//     depthwise and few channels the reductions' kernels over the taps.
 //   - Transpose: 32x32 shared-memory tiles when the input's contiguous
 //     axis moves; gathers (Slice, BroadcastTo, other transposes), Concat
 //     and Pad compute each result element's source.

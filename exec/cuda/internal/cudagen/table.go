@@ -184,6 +184,10 @@ func rows() []row {
 		// pooling (issue 15): pool.go
 		{ops.OpMaxPool, poolRow()}, {ops.OpMaxPoolGrad, poolRow()}, {ops.OpMaxPoolSelect, poolRow()},
 		{ops.OpAvgPool, poolRow()}, {ops.OpAvgPoolGrad, poolRow()},
+		// convolutions (issue 15): conv.go
+		{ops.OpConv, convRow()},
+		{ops.OpConvTranspose, convRow()},
+		{ops.OpConvFilterGrad, convRow()},
 	}
 }
 
