@@ -80,9 +80,15 @@ func TestConvErrors(t *testing.T) {
 		f    func(m *nn.Model, g *graph.Graph) *graph.Node
 		text string
 	}{
-		"rank":   {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{3, 3}) }, "nn.Conv"},
-		"groups": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{3}, ops.Groups(2)) }, "2 groups"},
-		"kernel": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{0}) }, "positive"},
+		"rank": {func(m *nn.Model, g *graph.Graph) *graph.Node {
+			return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{3, 3})
+		}, "nn.Conv"},
+		"groups": {func(m *nn.Model, g *graph.Graph) *graph.Node {
+			return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{3}, ops.Groups(2))
+		}, "2 groups"},
+		"kernel": {func(m *nn.Model, g *graph.Graph) *graph.Node {
+			return m.Conv(g.Input("x", tensor.Float32, 2, 3, 8), 4, []int{0})
+		}, "positive"},
 	} {
 		g := graph.New()
 		n := c.f(nn.New(g, 1), g)
