@@ -346,9 +346,12 @@ func (m *Model) BatchNorm(x *graph.Node) *graph.Node {
 	if !m.s.training {
 		return ops.BatchNorm(x, gamma, beta, rm, rv, eps)
 	}
+	count := x.Shape().Size() / max(c, 1)
+	if count < 2 {
+		return graph.Failf(graph.ErrShape, "nn."+layer, []*graph.Node{x}, "training needs more than one value per channel (x has %d), as PyTorch", count)
+	}
 	mean, v := ops.BatchStats(x)
-	count := x.Shape().Size() / c
-	unbiased := float64(count) / float64(max(count-1, 1))
+	unbiased := float64(count) / float64(count-1)
 	keep := ops.Scalar(rm, 1-momentum)
 	m.s.updates[rm] = ops.Add(ops.Mul(rm, keep), ops.Mul(ops.StopGradient(mean), ops.Scalar(mean, momentum)))
 	m.s.updates[rv] = ops.Add(ops.Mul(rv, keep), ops.Mul(ops.StopGradient(v), ops.Scalar(v, momentum*unbiased)))

@@ -398,7 +398,8 @@ func TestErrors(t *testing.T) {
 			m.SetTraining(false)
 			return m.Linear(g.Input("y", tensor.Float32, 2, 5), 4)
 		}, graph.ErrShape, `"linear0/weight" exists as f32[3,4]`},
-		"batchnorm-rank": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 3)) }, graph.ErrShape, "nn.BatchNorm"},
+		"batchnorm-one-value": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 1, 3)) }, graph.ErrShape, "more than one value per channel"},
+		"batchnorm-rank":      {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 3)) }, graph.ErrShape, "nn.BatchNorm"},
 		"groupnorm-groups": {func(m *nn.Model, g *graph.Graph) *graph.Node {
 			return m.GroupNorm(g.Input("x", tensor.Float32, 2, 6, 4), 4)
 		}, graph.ErrShape, "GroupNorm"},
