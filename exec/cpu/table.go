@@ -161,6 +161,10 @@ func init() {
 		ops.OpScatter:       kernelOf(prepareScatter),
 		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
 		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
+
+		// convolutions (issue 15; conv.go)
+		ops.OpConv: kernelOf(prepareConv), ops.OpConvTranspose: kernelOf(prepareConv),
+		ops.OpConvFilterGrad: kernelOf(prepareConv),
 	}
 }
 
