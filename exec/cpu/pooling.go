@@ -1,0 +1,320 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// The pooling ops (ops/pool.go): MaxPool, MaxPoolGrad, MaxPoolSelect,
+// AvgPool and AvgPoolGrad. Each kernel runs over the N*C planes in
+// parallel, one plane at a time, so every result element has one writer
+// and the gradients' sums add in the windows' row-major order whatever the
+// thread count. The spatial dims are padded to three (leading dims of
+// length 1), and the in-bounds taps of every window are precomputed per
+// dim at prepare time, so the loops test no bounds. MaxPool and its
+// gradients with a 2x2 kernel, stride 2, no padding or dilation (a CNN's
+// pooling) have their own loops.
+
+// poolPlan is the geometry of a pooling node, spatial dims padded to 3.
+type poolPlan struct {
+	in, out  [3]int
+	dil      [3]int
+	start    [3][]int     // per output index: the window's first coordinate (may be negative)
+	kLo, kHi [3][]int     // per output index: its in-bounds taps k in [kLo, kHi)
+	div      [3][]float64 // per output index: its factor of AvgPool's divisor
+	planes   int
+	inPlane  int
+	outPlane int
+	fast2x2  bool // kernel 2x2 (the last two dims), stride 2, no padding or dilation, full windows
+}
+
+func newPoolPlan(a opdef.PoolAttr, x tensor.Shape) (*poolPlan, error) {
+	d := len(x) - 2
+	if d < 1 || d > 3 || len(a.Kernel) != d {
+		return nil, fmt.Errorf("pooling needs x of rank 3 to 5 and a kernel per spatial dim, got %v and kernel %v", x, a.Kernel)
+	}
+	p := &poolPlan{planes: x[0] * x[1], inPlane: 1, outPlane: 1}
+	for j := range 3 {
+		i := j - (3 - d) // the attribute's dim, < 0 for a padding dim
+		in, k, s, dil, lo, hi := 1, 1, 1, 1, 0, 0
+		if i >= 0 {
+			in, k, s, dil, lo, hi = x[2+i], a.Kernel[i], a.Stride[i], a.Dilation[i], a.PadLo[i], a.PadHi[i]
+		}
+		out := opdef.PoolOutSize(in, k, s, dil, lo, hi, a.Ceil)
+		if out < 1 {
+			return nil, fmt.Errorf("the window does not fit spatial dim %d of length %d", i, in)
+		}
+		p.in[j], p.out[j], p.dil[j] = in, out, dil
+		p.start[j], p.kLo[j], p.kHi[j], p.div[j] = make([]int, out), make([]int, out), make([]int, out), make([]float64, out)
+		for o := range out {
+			st := o*s - lo
+			klo, khi := 0, k
+			for klo < k && st+klo*dil < 0 {
+				klo++
+			}
+			for khi > klo && st+(khi-1)*dil >= in {
+				khi--
+			}
+			p.start[j][o], p.kLo[j][o], p.kHi[j][o] = st, klo, khi
+			if a.CountIncludePad {
+				p.div[j][o] = float64(min(st+k, in+hi) - st)
+			} else {
+				p.div[j][o] = float64(khi - klo)
+			}
+		}
+		p.inPlane *= in
+		p.outPlane *= out
+	}
+	p.fast2x2 = d >= 2 && a.Kernel[d-1] == 2 && a.Kernel[d-2] == 2 && a.Stride[d-1] == 2 && a.Stride[d-2] == 2 &&
+		a.Dilation[d-1] == 1 && a.Dilation[d-2] == 1 && a.PadLo[d-1] == 0 && a.PadLo[d-2] == 0 &&
+		p.out[2]*2 <= p.in[2] && p.out[1]*2 <= p.in[1] && (d == 2 || (a.Kernel[0] == 1 && a.Stride[0] == 1 && a.Dilation[0] == 1 && a.PadLo[0] == 0))
+	return p, nil
+}
+
+// preparePool prepares the kernel of every pooling op.
+func preparePool(n *graph.Node) (*kernel, error) {
+	a := n.Attr().(opdef.PoolAttr)
+	xs := n.Input(0).Shape()
+	switch n.Op() {
+	case ops.OpMaxPoolGrad:
+		xs = n.Shape()
+	case ops.OpAvgPoolGrad:
+		xs = n.Shape()
+	}
+	p, err := newPoolPlan(a, xs)
+	if err != nil {
+		return nil, err
+	}
+	switch n.DType() {
+	case tensor.Float32:
+		return poolKernel[float32](n.Op(), p), nil
+	case tensor.Float64:
+		return poolKernel[float64](n.Op(), p), nil
+	}
+	return nil, fmt.Errorf("no %v kernel for %v", n.Op(), n.DType())
+}
+
+func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
+	var plane func(a *args, i int)
+	switch op {
+	case ops.OpMaxPool:
+		plane = func(a *args, i int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
+		}
+	case ops.OpMaxPoolGrad:
+		plane = func(a *args, i int) {
+			x, g, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			maxGradPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], g[i*p.outPlane:(i+1)*p.outPlane], dx[i*p.inPlane:(i+1)*p.inPlane])
+		}
+	case ops.OpMaxPoolSelect:
+		plane = func(a *args, i int) {
+			x, h, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			maxSelectPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], h[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
+		}
+	case ops.OpAvgPool:
+		plane = func(a *args, i int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			avgPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
+		}
+	case ops.OpAvgPoolGrad:
+		plane = func(a *args, i int) {
+			g, dx := as[T](a.In(0)), as[T](a.Out())
+			avgGradPlane(p, g[i*p.outPlane:(i+1)*p.outPlane], dx[i*p.inPlane:(i+1)*p.inPlane])
+		}
+	}
+	per := max(1, p.inPlane+p.outPlane)
+	grain := max(1, grainElems/per)
+	step := max(1, checkElems/per)
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			for i := lo; i < hi; i++ {
+				plane(a, i)
+			}
+		})
+		return func() { l.Run(p.planes, grain, step) }
+	}}
+}
+
+// window visits the in-bounds taps of output (od, oh, ow) in row-major
+// order as flat in-plane positions.
+func (p *poolPlan) window(od, oh, ow int, f func(pos int)) {
+	for kd := p.kLo[0][od]; kd < p.kHi[0][od]; kd++ {
+		cd := p.start[0][od] + kd*p.dil[0]
+		for kh := p.kLo[1][oh]; kh < p.kHi[1][oh]; kh++ {
+			row := (cd*p.in[1] + p.start[1][oh] + kh*p.dil[1]) * p.in[2]
+			for kw := p.kLo[2][ow]; kw < p.kHi[2][ow]; kw++ {
+				f(row + p.start[2][ow] + kw*p.dil[2])
+			}
+		}
+	}
+}
+
+// argMax is the window maximum of MaxPool (ops/pool.go): from -Inf at the
+// first in-bounds tap, a tap greater than the maximum or NaN replaces it.
+// It returns the position (-1 for a window without taps) and the value.
+func argMax[T float](p *poolPlan, x []T, od, oh, ow int) (int, T) {
+	at, m := -1, T(math.Inf(-1))
+	lo0, hi0, lo1, hi1, lo2, hi2 := p.kLo[0][od], p.kHi[0][od], p.kLo[1][oh], p.kHi[1][oh], p.kLo[2][ow], p.kHi[2][ow]
+	if lo0 >= hi0 || lo1 >= hi1 || lo2 >= hi2 {
+		return -1, m
+	}
+	s0, s1, s2 := p.start[0][od], p.start[1][oh], p.start[2][ow]
+	d0, d1, d2 := p.dil[0], p.dil[1], p.dil[2]
+	for kd := lo0; kd < hi0; kd++ {
+		cd := s0 + kd*d0
+		for kh := lo1; kh < hi1; kh++ {
+			row := (cd*p.in[1] + s1 + kh*d1) * p.in[2]
+			for kw := lo2; kw < hi2; kw++ {
+				c := row + s2 + kw*d2
+				if v := x[c]; v > m || v != v || at < 0 {
+					at, m = c, v
+				}
+			}
+		}
+	}
+	return at, m
+}
+
+// max4 is argMax of a full 2x2 window a b / c d at positions i, i+1, j,
+// j+1.
+func max4[T float](a, b, c, d T, i, j int) (int, T) {
+	at, m := i, a
+	if b > m || b != b {
+		at, m = i+1, b
+	}
+	if c > m || c != c {
+		at, m = j, c
+	}
+	if d > m || d != d {
+		at, m = j+1, d
+	}
+	return at, m
+}
+
+func maxPlane[T float](p *poolPlan, x, y []T) {
+	if p.fast2x2 {
+		W, OW := p.in[2], p.out[2]
+		for r := range p.out[0] * p.out[1] {
+			od, oh := r/p.out[1], r%p.out[1]
+			r0 := x[(od*p.in[1]+2*oh)*W:]
+			r0, r1 := r0[:2*OW], r0[W:W+2*OW]
+			yr := y[r*OW : (r+1)*OW]
+			for ow := range yr {
+				a, b, c, d := r0[2*ow], r0[2*ow+1], r1[2*ow], r1[2*ow+1]
+				m := a
+				if b > m || b != b {
+					m = b
+				}
+				if c > m || c != c {
+					m = c
+				}
+				if d > m || d != d {
+					m = d
+				}
+				yr[ow] = m
+			}
+		}
+		return
+	}
+	w := 0
+	for od := range p.out[0] {
+		for oh := range p.out[1] {
+			for ow := range p.out[2] {
+				_, y[w] = argMax(p, x, od, oh, ow)
+				w++
+			}
+		}
+	}
+}
+
+func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
+	if p.fast2x2 && p.in[2] == 2*p.out[2] && p.in[1] == 2*p.out[1] {
+		// the windows tile the plane: every position is written once
+		W, OW := p.in[2], p.out[2]
+		for r := range p.out[0] * p.out[1] {
+			base := r * 2 * W
+			r0, r1 := x[base:base+W], x[base+W:base+2*W]
+			d0, d1 := dx[base:base+W], dx[base+W:base+2*W]
+			gr := g[r*OW : (r+1)*OW]
+			for ow, gv := range gr {
+				i := 2 * ow
+				a, b, c, d := r0[i], r0[i+1], r1[i], r1[i+1]
+				var z T
+				d0[i], d0[i+1], d1[i], d1[i+1] = z, z, z, z
+				switch k, _ := max4(a, b, c, d, 0, 2); k {
+				case 0:
+					d0[i] = gv
+				case 1:
+					d0[i+1] = gv
+				case 2:
+					d1[i] = gv
+				default:
+					d1[i+1] = gv
+				}
+			}
+		}
+		return
+	}
+	clear(dx)
+	w := 0
+	for od := range p.out[0] {
+		for oh := range p.out[1] {
+			for ow := range p.out[2] {
+				if at, _ := argMax(p, x, od, oh, ow); at >= 0 {
+					dx[at] += g[w]
+				}
+				w++
+			}
+		}
+	}
+}
+
+func maxSelectPlane[T float](p *poolPlan, x, h, y []T) {
+	w := 0
+	for od := range p.out[0] {
+		for oh := range p.out[1] {
+			for ow := range p.out[2] {
+				var v T
+				if at, _ := argMax(p, x, od, oh, ow); at >= 0 {
+					v = h[at]
+				}
+				y[w] = v
+				w++
+			}
+		}
+	}
+}
+
+func avgPlane[T float](p *poolPlan, x, y []T) {
+	w := 0
+	for od := range p.out[0] {
+		for oh := range p.out[1] {
+			for ow := range p.out[2] {
+				var s float64
+				p.window(od, oh, ow, func(pos int) { s += float64(x[pos]) })
+				y[w] = T(s / (p.div[0][od] * p.div[1][oh] * p.div[2][ow]))
+				w++
+			}
+		}
+	}
+}
+
+func avgGradPlane[T float](p *poolPlan, g, dx []T) {
+	clear(dx)
+	w := 0
+	for od := range p.out[0] {
+		for oh := range p.out[1] {
+			for ow := range p.out[2] {
+				v := T(float64(g[w]) / (p.div[0][od] * p.div[1][oh] * p.div[2][ow]))
+				p.window(od, oh, ow, func(pos int) { dx[pos] += v })
+				w++
+			}
+		}
+	}
+}
