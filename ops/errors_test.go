@@ -230,6 +230,12 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"RandomUniform":   func(xs ...*graph.Node) *graph.Node { return ops.RandomUniform(xs[0], tensor.Float32, 3) },
 	"RandomNormal":    func(xs ...*graph.Node) *graph.Node { return ops.RandomNormal(xs[0], tensor.Float32, 3) },
 	"RandomBernoulli": func(xs ...*graph.Node) *graph.Node { return ops.RandomBernoulli(xs[0], 0.5, 3) },
+	// convolutions (issue 15)
+	"Conv":          bin(func(a, b *graph.Node) *graph.Node { return ops.Conv(a, b) }),
+	"ConvTranspose": bin(func(a, b *graph.Node) *graph.Node { return ops.ConvTranspose(a, b) }),
+	"ConvFilterGrad": func(xs ...*graph.Node) *graph.Node {
+		return ops.Apply(ops.OpConvFilterGrad, opdef.ConvAttr{Stride: []int{1}, Dilation: []int{1}, PadLo: []int{0}, PadHi: []int{0}, Groups: 1, Size: []int{1}}, xs...)
+	},
 }
 
 // composites are the builders that are not rows of the table, with the
@@ -283,8 +289,9 @@ var composites = map[string]struct {
 	"PadReflect":                {1, func(xs ...*graph.Node) *graph.Node { return ops.PadReflect(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadEdge":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadEdge(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }}, "FoldIn": {1, func(xs ...*graph.Node) *graph.Node { return ops.FoldIn(xs[0], 1) }},
-	"Dropout": {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
-	"Einsum":  {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
+	"Dropout":  {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
+	"Einsum":   {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
+	"ConvBias": {3, func(xs ...*graph.Node) *graph.Node { return ops.ConvBias(xs[0], xs[1], xs[2]) }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {
