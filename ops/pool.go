@@ -164,7 +164,10 @@ func pooledShape(a opdef.PoolAttr, x tensor.Shape) (tensor.Shape, error) {
 	out := x.Clone()
 	for i, s := range x[2:] {
 		o := opdef.PoolOutSize(s, a.Kernel[i], a.Stride[i], a.Dilation[i], a.PadLo[i], a.PadHi[i], a.Ceil)
-		if o < 1 {
+		// (PoolOutSize divides a negative numerator truncating toward
+		// zero, so a window longer than the padded input by less than the
+		// stride gives 1: the span is compared here.)
+		if o < 1 || a.Dilation[i]*(a.Kernel[i]-1)+1 > s+a.PadLo[i]+a.PadHi[i] {
 			return nil, shapeErr("the window (kernel %s, dilation %s) does not fit spatial dim %d of length %d padded by %d/%d: the result would be empty",
 				intList(a.Kernel), intList(a.Dilation), i, s, a.PadLo[i], a.PadHi[i])
 		}
@@ -557,4 +560,26 @@ func refPool(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		}
 	})
 	return out, nil
+}
+
+// poolSettings resolves a pool's window options (ops/window.go) into its
+// attribute: the stride defaults to the kernel (PyTorch), dilation to 1,
+// padding to none; AvgPool counts the padding unless ExcludePad.
+func poolSettings(op string, d int, kernel []int, isMax bool, opts []WindowOption) (opdef.PoolAttr, error) {
+	var given Window // only to see whether a stride was given
+	for _, o := range opts {
+		if o != nil {
+			o(&given)
+		}
+	}
+	w, err := resolveWindow(op, d, opts)
+	if err != nil {
+		return opdef.PoolAttr{}, err
+	}
+	a := opdef.PoolAttr{Kernel: append([]int(nil), kernel...), Stride: w.Stride, Dilation: w.Dilation,
+		PadLo: w.PadLo, PadHi: w.PadHi, Ceil: w.Ceil, CountIncludePad: !isMax && !w.ExcludePad}
+	if given.Stride == nil {
+		a.Stride = append([]int(nil), kernel...)
+	}
+	return a, nil
 }
