@@ -164,6 +164,10 @@ func init() {
 		// pooling (issue 15): pooling.go
 		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
 		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
+
+		// convolutions (issue 15; conv.go)
+		ops.OpConv: kernelOf(prepareConv), ops.OpConvTranspose: kernelOf(prepareConv),
+		ops.OpConvFilterGrad: kernelOf(prepareConv),
 	}
 }
 

@@ -1,0 +1,624 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/gemm"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/stop"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// The convolutions (ops/conv.go) on the CPU, for float32 and float64, in
+// 1 to 3 spatial dims (all handled as 3-D, missing leading dims of size
+// 1).
+//
+// Each is a set of matrix products on internal/gemm over an implicit
+// column matrix ("im2col"): for batch n and group g, column p of
+// col[n, g] is the input patch under output position p (cg·prod(K) rows:
+// channel-major, then the taps), so that
+//
+//	Conv:           y[n, g]  = w[g] · col[n, g]         (og × yv)
+//	ConvTranspose:  col2im(w[g]ᵀ · dy[n, g])            (scatter-added into dx)
+//	ConvFilterGrad: dw[g]   = Σ_n dy[n, g] · col[n, g]ᵀ  (og × cg·prod(K))
+//
+// The column matrix is never built whole: each work item packs the block
+// of rows and output positions it needs into its own workspace (allocated
+// when the kernel is bound, so a run allocates nothing) and multiplies it
+// at once. A 1×1 window with stride 1 and no padding needs no columns:
+// the input itself is the column matrix. Depthwise-like convolutions (one
+// input channel per group, cg = 1) are direct loops over the taps.
+//
+// Work is split into items whose boundaries depend on the shapes only
+// (batch, group, position chunk, row block), each item computing disjoint
+// outputs with a fixed order of additions, so results do not depend on the
+// thread count.
+
+// convGeo is a convolution's sizes, padded to 3 spatial dims: x [n, c,
+// s...], w [o, cg, k...], y [n, o, y...].
+type convGeo struct {
+	n, c, o, groups, cg, og int
+	s, k, y, st, dl, pl     [3]int
+	sv, kv, yv, ck          int
+	// identity: a 1×1 window, stride 1, no padding: col[n, g] is x[n, g].
+	identity bool
+}
+
+func newConvGeo(nd *graph.Node) (*convGeo, error) {
+	a, ok := nd.Attr().(opdef.ConvAttr)
+	if !ok {
+		return nil, fmt.Errorf("%v has no ConvAttr", nd.Op())
+	}
+	in0, in1, out := nd.Input(0).Shape(), nd.Input(1).Shape(), nd.Shape()
+	g := &convGeo{groups: a.Groups}
+	var s, k, y tensor.Shape
+	switch nd.Op() {
+	case ops.OpConv:
+		g.n, g.c, g.o, s, k, y = in0[0], in0[1], in1[0], in0[2:], in1[2:], out[2:]
+	case ops.OpConvTranspose:
+		g.n, g.c, g.o, s, k, y = out[0], out[1], in1[0], out[2:], in1[2:], in0[2:]
+	case ops.OpConvFilterGrad:
+		g.n, g.c, g.o, s, k, y = in0[0], in0[1], in1[1], in0[2:], out[2:], in1[2:]
+	default:
+		return nil, fmt.Errorf("not a convolution: %v", nd.Op())
+	}
+	sp := len(s)
+	if sp < 1 || sp > 3 || len(a.Stride) != sp {
+		return nil, fmt.Errorf("convolution with %d spatial dims", sp)
+	}
+	g.identity = true
+	for i := 0; i < 3; i++ {
+		d := i - (3 - sp)
+		if d < 0 {
+			g.s[i], g.k[i], g.y[i], g.st[i], g.dl[i] = 1, 1, 1, 1, 1
+			continue
+		}
+		g.s[i], g.k[i], g.y[i] = s[d], k[d], y[d]
+		g.st[i], g.dl[i], g.pl[i] = a.Stride[d], a.Dilation[d], a.PadLo[d]
+		if k[d] != 1 || a.Stride[d] != 1 || a.PadLo[d] != 0 || a.PadHi[d] != 0 {
+			g.identity = false
+		}
+	}
+	g.cg, g.og = g.c/g.groups, g.o/g.groups
+	g.sv = g.s[0] * g.s[1] * g.s[2]
+	g.kv = g.k[0] * g.k[1] * g.k[2]
+	g.yv = g.y[0] * g.y[1] * g.y[2]
+	g.ck = g.cg * g.kv
+	return g, nil
+}
+
+// validRange is the range [lo, hi) of output indices u in [u0, u1) whose
+// input index u·st + off lies in [0, s).
+func validRange(u0, u1, st, off, s int) (lo, hi int) {
+	lo = u0
+	if off < 0 {
+		lo = max(u0, (-off+st-1)/st)
+	}
+	hi = lo
+	if s-1-off >= 0 {
+		hi = min(u1, (s-1-off)/st+1)
+	}
+	lo = min(lo, u1)
+	return lo, max(hi, lo)
+}
+
+// im2col writes rows [r0, r1) and output positions [p0, p0+cnt) of the
+// column matrix of x (one batch and group: cg channels of sv elements)
+// into col, row-major with row length cnt.
+func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T) {
+	y1, y2 := g.y[1], g.y[2]
+	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
+	for r := r0; r < r1; r++ {
+		c, t := r/g.kv, r%g.kv
+		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+		row := col[(r-r0)*cnt : (r-r0+1)*cnt]
+		xc := x[c*g.sv : (c+1)*g.sv]
+		off := t2*g.dl[2] - g.pl[2]
+		a, b, e := p0/(y1*y2), (p0/y2)%y1, p0%y2
+		for j := 0; j < cnt; {
+			seg := min(y2-e, cnt-j)
+			out := row[j : j+seg]
+			ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
+			ib := b*g.st[1] - g.pl[1] + t1*g.dl[1]
+			if ia < 0 || ia >= s0 || ib < 0 || ib >= s1 {
+				clear(out)
+			} else {
+				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
+				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
+				clear(out[:lo-e])
+				if st := g.st[2]; st == 1 {
+					copy(out[lo-e:hi-e], xr[lo+off:hi+off])
+				} else {
+					for u := lo; u < hi; u++ {
+						out[u-e] = xr[u*st+off]
+					}
+				}
+				clear(out[hi-e:])
+			}
+			j += seg
+			e = 0
+			if b++; b == y1 {
+				b, a = 0, a+1
+			}
+		}
+	}
+}
+
+// col2im adds rows [0, ck) of the column block col (output positions
+// [p0, p0+cnt)) back into x (one batch and group), the transpose of
+// im2col.
+func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
+	y1, y2 := g.y[1], g.y[2]
+	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
+	for r := 0; r < g.ck; r++ {
+		c, t := r/g.kv, r%g.kv
+		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+		row := col[r*cnt : (r+1)*cnt]
+		xc := x[c*g.sv : (c+1)*g.sv]
+		off := t2*g.dl[2] - g.pl[2]
+		a, b, e := p0/(y1*y2), (p0/y2)%y1, p0%y2
+		for j := 0; j < cnt; {
+			seg := min(y2-e, cnt-j)
+			in := row[j : j+seg]
+			ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
+			ib := b*g.st[1] - g.pl[1] + t1*g.dl[1]
+			if ia >= 0 && ia < s0 && ib >= 0 && ib < s1 {
+				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
+				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
+				if st := g.st[2]; st == 1 {
+					dst, src := xr[lo+off:hi+off], in[lo-e:hi-e]
+					for i := range dst {
+						dst[i] += src[i]
+					}
+				} else {
+					for u := lo; u < hi; u++ {
+						xr[u*st+off] += in[u-e]
+					}
+				}
+			}
+			j += seg
+			e = 0
+			if b++; b == y1 {
+				b, a = 0, a+1
+			}
+		}
+	}
+}
+
+// chunkFor is the number of output positions a work item handles: about
+// target elements of column block for rows rows, a multiple of 16, at
+// least 16, at most yv.
+func chunkFor(yv, rows, target int) int {
+	pc := max(16, target/max(rows, 1)/16*16)
+	return min(pc, yv)
+}
+
+// planFn makes a single-threaded internal/gemm plan of the element type.
+type planFn[T float32 | float64] func(transA, transB bool, m, n, k int) gemmPlan[T]
+
+func prepareConv(nd *graph.Node) (*kernel, error) {
+	g, err := newConvGeo(nd)
+	if err != nil {
+		return nil, err
+	}
+	switch nd.DType() {
+	case tensor.Float32:
+		return convKernel[float32](nd.Op(), g, func(ta, tb bool, m, n, k int) gemmPlan[float32] { return gemm.NewPlan32(ta, tb, m, n, k, 1) }), nil
+	case tensor.Float64:
+		return convKernel[float64](nd.Op(), g, func(ta, tb bool, m, n, k int) gemmPlan[float64] { return gemm.NewPlan64(ta, tb, m, n, k, 1) }), nil
+	}
+	return nil, fmt.Errorf("no %v kernel for %v", nd.Op(), nd.DType())
+}
+
+func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
+	switch {
+	case op == ops.OpConv && g.cg == 1 && !g.identity:
+		return depthwiseKernel[T](g)
+	case op == ops.OpConvTranspose && g.cg == 1 && !g.identity:
+		return depthwiseTransposeKernel[T](g)
+	case op == ops.OpConvFilterGrad && g.cg == 1 && !g.identity:
+		return depthwiseFilterGradKernel[T](g)
+	case op == ops.OpConv:
+		return convForwardKernel(g, plan)
+	case op == ops.OpConvTranspose:
+		return convTransposeKernel(g, plan)
+	}
+	return convFilterGradKernel(g, plan)
+}
+
+// runTasks runs every task of p (single-threaded plans have one).
+func runTasks[T float32 | float64](done <-chan struct{}, p gemmPlan[T], alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int, ws []T) bool {
+	for t := 0; t < p.Tasks(); t++ {
+		if !p.RunUntil(done, t, alpha, a, lda, b, ldb, beta, c, ldc, ws) {
+			return false
+		}
+	}
+	return true
+}
+
+// colTarget is the elements of column block a work item packs (256 KiB
+// of float32, about half of L2).
+const colTarget = 64 << 10
+
+// convForwardKernel: items are (batch, group, chunk of output positions);
+// each packs its column block and multiplies w[g] by it into y.
+func convForwardKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kernel {
+	pc := chunkFor(g.yv, g.ck, colTarget)
+	chunks := (g.yv + pc - 1) / pc
+	tail := g.yv - (chunks-1)*pc
+	full, last := plan(false, false, g.og, pc, g.ck), plan(false, false, g.og, tail, g.ck)
+	return &kernel{bind: func(a *args) func() {
+		colLen := g.ck * pc
+		if g.identity {
+			colLen = 0
+		}
+		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
+		col, ws := make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			col[i], ws[i] = make([]T, colLen), make([]T, wsLen)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			done := a.Done()
+			for it := lo; it < hi; it++ {
+				if stop.Done(done) {
+					return
+				}
+				ch, bg := it%chunks, it/chunks
+				b, gr := bg/g.groups, bg%g.groups
+				p0 := ch * pc
+				cnt, p := pc, full
+				if ch == chunks-1 {
+					cnt, p = tail, last
+				}
+				xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+				bm, ldb := xg[p0:], g.sv
+				if !g.identity {
+					im2col(g, xg, 0, g.ck, p0, cnt, col[part])
+					bm, ldb = col[part], cnt
+				}
+				if !runTasks(done, p, 1, w[gr*g.og*g.ck:(gr+1)*g.og*g.ck], g.ck, bm, ldb, 0, y[(b*g.o+gr*g.og)*g.yv+p0:], g.yv, ws[part]) {
+					return
+				}
+			}
+		})
+		items := g.n * g.groups * chunks
+		return func() {
+			if items > 0 {
+				l.Run(items, 1, 0)
+			}
+		}
+	}}
+}
+
+// convTransposeKernel: dx[n, g] = col2im(w[g]ᵀ · dy[n, g]). Items are
+// (batch, group), each zeroing its slice of dx and adding every chunk's
+// columns back; a 1×1 identity window writes w[g]ᵀ · dy chunk by chunk.
+func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kernel {
+	pc := chunkFor(g.yv, g.ck, colTarget)
+	chunks := (g.yv + pc - 1) / pc
+	tail := g.yv - (chunks-1)*pc
+	full, last := plan(true, false, g.ck, pc, g.og), plan(true, false, g.ck, tail, g.og)
+	return &kernel{bind: func(a *args) func() {
+		colLen := g.ck * pc
+		if g.identity {
+			colLen = 0
+		}
+		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
+		col, ws := make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			col[i], ws[i] = make([]T, colLen), make([]T, wsLen)
+		}
+		perItem := chunks // identity: one item per chunk
+		if !g.identity {
+			perItem = 1
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			done := a.Done()
+			for it := lo; it < hi; it++ {
+				if stop.Done(done) {
+					return
+				}
+				bg := it / perItem
+				b, gr := bg/g.groups, bg%g.groups
+				wg := w[gr*g.og*g.ck : (gr+1)*g.og*g.ck]
+				dyg := dy[(b*g.o+gr*g.og)*g.yv:]
+				dxg := dx[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+				if g.identity {
+					ch := it % perItem
+					p0, p := ch*pc, full
+					if ch == chunks-1 {
+						p = last
+					}
+					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, dxg[p0:], g.sv, ws[part]) {
+						return
+					}
+					continue
+				}
+				clear(dxg)
+				for ch := 0; ch < chunks; ch++ {
+					p0, cnt, p := ch*pc, pc, full
+					if ch == chunks-1 {
+						cnt, p = tail, last
+					}
+					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, col[part], cnt, ws[part]) {
+						return
+					}
+					col2im(g, col[part], p0, cnt, dxg)
+				}
+			}
+		})
+		items := g.n * g.groups * perItem
+		return func() {
+			if items > 0 {
+				l.Run(items, 1, 0)
+			}
+		}
+	}}
+}
+
+// fgRows is the rows of the column matrix (of dw's columns) a filter
+// gradient work item computes: fixed by the shapes, not the thread count.
+const fgRows = 64
+
+// convFilterGradKernel: dw[g][:, r0:r1] = Σ_n Σ_chunks dy[n, g][:, chunk]
+// · col[n, g][r0:r1, chunk]ᵀ. Items are (group, block of rows); each sums
+// over the batch and the chunks in order.
+func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kernel {
+	rb := min(fgRows, g.ck)
+	blocks := (g.ck + rb - 1) / rb
+	rtail := g.ck - (blocks-1)*rb
+	pc := chunkFor(g.yv, rb, colTarget)
+	chunks := (g.yv + pc - 1) / pc
+	tail := g.yv - (chunks-1)*pc
+	// plans[i][j]: i = full or tail block of rows, j = full or tail chunk.
+	var plans [2][2]gemmPlan[T]
+	for i, rows := range []int{rb, rtail} {
+		for j, cnt := range []int{pc, tail} {
+			plans[i][j] = plan(false, true, g.og, rows, cnt)
+		}
+	}
+	return &kernel{bind: func(a *args) func() {
+		colLen := rb * pc
+		if g.identity {
+			colLen = 0
+		}
+		wsLen := 0
+		for i := range plans {
+			for j := range plans[i] {
+				wsLen = max(wsLen, plans[i][j].WorkspaceFloats())
+			}
+		}
+		col, ws := make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			col[i], ws[i] = make([]T, colLen), make([]T, wsLen)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			done := a.Done()
+			for it := lo; it < hi; it++ {
+				gr, blk := it/blocks, it%blocks
+				r0, rows, pi := blk*rb, rb, 0
+				if blk == blocks-1 {
+					rows, pi = rtail, 1
+				}
+				c := dw[gr*g.og*g.ck+r0:]
+				if g.n == 0 {
+					for o := 0; o < g.og; o++ {
+						clear(c[o*g.ck : o*g.ck+rows])
+					}
+					continue
+				}
+				var beta T
+				for b := 0; b < g.n; b++ {
+					if stop.Done(done) {
+						return
+					}
+					xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+					dyg := dy[(b*g.o+gr*g.og)*g.yv:]
+					for ch := 0; ch < chunks; ch++ {
+						p0, cnt, pj := ch*pc, pc, 0
+						if ch == chunks-1 {
+							cnt, pj = tail, 1
+						}
+						var bm []T
+						ldb := g.sv
+						if g.identity {
+							bm = xg[r0*g.sv+p0:]
+						} else {
+							im2col(g, xg, r0, r0+rows, p0, cnt, col[part])
+							bm, ldb = col[part], cnt
+						}
+						if !runTasks(done, plans[pi][pj], 1, dyg[p0:], g.yv, bm, ldb, beta, c, g.ck, ws[part]) {
+							return
+						}
+						beta = 1
+					}
+				}
+			}
+		})
+		items := g.groups * blocks
+		return func() { l.Run(items, 1, 0) }
+	}}
+}
+
+// The depthwise-like convolutions (one input channel per group: cg = 1,
+// og filters per channel) are direct loops: each output row gets each
+// tap's weight times a (strided) input row.
+
+// depthwiseKernel: items are output planes (batch, output channel).
+func depthwiseKernel[T float32 | float64](g *convGeo) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, part int) {
+			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			for it := lo; it < hi; it++ {
+				if a.Stopped() {
+					return
+				}
+				b, o := it/g.o, it%g.o
+				c := o / g.og
+				yp := y[it*g.yv : (it+1)*g.yv]
+				xp := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+				wo := w[o*g.kv : (o+1)*g.kv]
+				clear(yp)
+				depthwisePlane(g, xp, wo, yp, false)
+			}
+		})
+		return func() { l.Run(g.n*g.o, 1, 0) }
+	}}
+}
+
+// depthwisePlane adds to the output plane yp the convolution of the input
+// plane xp with the taps wo; with transpose it adds the transpose instead
+// (the gradient plane xp from yp).
+func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose bool) {
+	y0, y1, y2 := g.y[0], g.y[1], g.y[2]
+	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
+	st := g.st[2]
+	for t := 0; t < g.kv; t++ {
+		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+		wv := wo[t]
+		off := t2*g.dl[2] - g.pl[2]
+		lo, hi := validRange(0, y2, st, off, s2)
+		if lo >= hi {
+			continue
+		}
+		for a := 0; a < y0; a++ {
+			ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
+			if ia < 0 || ia >= s0 {
+				continue
+			}
+			for b := 0; b < y1; b++ {
+				ib := b*g.st[1] - g.pl[1] + t1*g.dl[1]
+				if ib < 0 || ib >= s1 {
+					continue
+				}
+				xr := xp[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
+				yr := yp[(a*y1+b)*y2 : (a*y1+b+1)*y2]
+				switch {
+				case transpose && st == 1:
+					axpy(wv, yr[lo:hi], xr[lo+off:hi+off])
+				case transpose:
+					for u := lo; u < hi; u++ {
+						xr[u*st+off] += wv * yr[u]
+					}
+				case st == 1:
+					axpy(wv, xr[lo+off:hi+off], yr[lo:hi])
+				default:
+					for u := lo; u < hi; u++ {
+						yr[u] += wv * xr[u*st+off]
+					}
+				}
+			}
+		}
+	}
+}
+
+// axpy sets y += a·x (len(y) == len(x)), four at a time.
+func axpy[T float32 | float64](a T, x, y []T) {
+	n := len(y)
+	x = x[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		y0, y1, y2, y3 := y[i]+a*x[i], y[i+1]+a*x[i+1], y[i+2]+a*x[i+2], y[i+3]+a*x[i+3]
+		y[i], y[i+1], y[i+2], y[i+3] = y0, y1, y2, y3
+	}
+	for ; i < n; i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// depthwiseTransposeKernel: items are input-gradient planes (batch,
+// channel), each the sum over the channel's og filters.
+func depthwiseTransposeKernel[T float32 | float64](g *convGeo) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, part int) {
+			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			for it := lo; it < hi; it++ {
+				if a.Stopped() {
+					return
+				}
+				b, c := it/g.c, it%g.c
+				xp := dx[it*g.sv : (it+1)*g.sv]
+				clear(xp)
+				for o := c * g.og; o < (c+1)*g.og; o++ {
+					depthwisePlane(g, xp, w[o*g.kv:(o+1)*g.kv], dy[(b*g.o+o)*g.yv:(b*g.o+o+1)*g.yv], true)
+				}
+			}
+		})
+		return func() { l.Run(g.n*g.c, 1, 0) }
+	}}
+}
+
+// depthwiseFilterGradKernel: items are output channels; each tap's
+// gradient is a sum of row dot products over the batch, in order.
+func depthwiseFilterGradKernel[T float32 | float64](g *convGeo) *kernel {
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			y0, y1, y2 := g.y[0], g.y[1], g.y[2]
+			s0, s1, s2 := g.s[0], g.s[1], g.s[2]
+			st := g.st[2]
+			for o := lo; o < hi; o++ {
+				if a.Stopped() {
+					return
+				}
+				c := o / g.og
+				for t := 0; t < g.kv; t++ {
+					t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+					off := t2*g.dl[2] - g.pl[2]
+					ulo, uhi := validRange(0, y2, st, off, s2)
+					var sum T
+					for b := 0; b < g.n && ulo < uhi; b++ {
+						xp := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+						yp := dy[(b*g.o+o)*g.yv : (b*g.o+o+1)*g.yv]
+						for a0 := 0; a0 < y0; a0++ {
+							ia := a0*g.st[0] - g.pl[0] + t0*g.dl[0]
+							if ia < 0 || ia >= s0 {
+								continue
+							}
+							for b1 := 0; b1 < y1; b1++ {
+								ib := b1*g.st[1] - g.pl[1] + t1*g.dl[1]
+								if ib < 0 || ib >= s1 {
+									continue
+								}
+								xr := xp[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
+								yr := yp[(a0*y1+b1)*y2 : (a0*y1+b1+1)*y2]
+								if st == 1 {
+									sum += dot(yr[ulo:uhi], xr[ulo+off:uhi+off])
+								} else {
+									for u := ulo; u < uhi; u++ {
+										sum += yr[u] * xr[u*st+off]
+									}
+								}
+							}
+						}
+					}
+					dw[o*g.kv+t] = sum
+				}
+			}
+		})
+		return func() { l.Run(g.o, 1, 0) }
+	}}
+}
+
+// dot is Σ x[i]·y[i] in four interleaved partial sums.
+func dot[T float32 | float64](x, y []T) T {
+	n := len(x)
+	y = y[:n]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
