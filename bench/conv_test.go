@@ -1,13 +1,11 @@
 package bench
 
-import (
-	"testing"
-)
+import "testing"
 
 // TestConvAllocs: one training step of the example CNN (batch 8, and the
-// benchmark's 64), and small
-// convolution workloads, allocate nothing once warm (Program.RunInto into
-// preallocated outputs), with one kernel thread and with two.
+// benchmark's 64) and small convolution workloads allocate nothing once
+// warm (Program.RunInto into preallocated outputs), with one kernel
+// thread and with two.
 func TestConvAllocs(t *testing.T) {
 	specs := []Spec{CNNSpec(8), CNNSpec(64), ConvSpec(2, 8, 8, 12, 3, 1, 1, 1), ConvSpec(2, 8, 8, 12, 3, 2, 1, 8), ConvSpec(2, 8, 16, 12, 1, 1, 0, 1)}
 	for _, threads := range []int{1, 2} {
