@@ -264,6 +264,47 @@ func (l *Model) dense(x *graph.Node, out int) *graph.Node {
 	return ops.Reshape(y, append(append([]int(nil), lead...), out)...)
 }
 
+// Conv is a convolution with bias as torch.nn.Conv1d/2d/3d: x
+// [N, C, S...] with len(kernel) spatial dims, "weight" [out, C/groups,
+// kernel...] and "bias" [out], both U(±1/√fanIn) with fanIn =
+// C/groups·∏kernel (PyTorch's kaiming_uniform with a = √5 and its bias
+// rule); opts are ops.Conv's (Stride, Padding, Same, Dilation, Groups, ...).
+func (m *Model) Conv(x *graph.Node, out int, kernel []int, opts ...ops.WindowOption) *graph.Node {
+	const layer = "Conv"
+	if bad := m.check(layer, x, 3); bad != nil {
+		return bad
+	}
+	in := []*graph.Node{x}
+	if len(kernel) < 1 || len(kernel) > 3 || x.Rank() != len(kernel)+2 {
+		return graph.Failf(graph.ErrShape, "nn."+layer, in, "a kernel of %d dims needs x [N, C, S...] with %d spatial dims (1 to 3)", len(kernel), len(kernel))
+	}
+	var win ops.Window
+	for _, o := range opts {
+		if o != nil {
+			o(&win)
+		}
+	}
+	groups := max(win.Groups, 1)
+	c := x.Shape()[1]
+	fan := c / groups
+	for _, k := range kernel {
+		if k < 1 {
+			return graph.Failf(graph.ErrShape, "nn."+layer, in, "kernel %v: every size must be positive", kernel)
+		}
+		fan *= k
+	}
+	if out < 1 || c%groups != 0 || out%groups != 0 {
+		return graph.Failf(graph.ErrShape, "nn."+layer, in, "%d groups must divide the %d input and the %d output channels", groups, c, out)
+	}
+	l := m.layer("conv")
+	dt := x.DType()
+	wshape := append([]int{out, c / groups}, kernel...)
+	bound := 1 / math.Sqrt(float64(fan))
+	w := l.weight(layer, dt, wshape, l.uniform(bound, dt, wshape))
+	b := l.bias(layer, dt, []int{out}, l.uniform(bound, dt, []int{out}))
+	return ops.ConvBias(x, w, b, opts...)
+}
+
 // BatchNorm normalises x [N, C, S...] per channel as torch.nn.BatchNorm1d/2d/3d
 // (eps 1e-5, momentum 0.1): "weight" (γ, ones) and "bias" (β, zeros) [C]
 // are trained; "running_mean" (zeros) and "running_var" (ones) [C] are

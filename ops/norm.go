@@ -81,7 +81,7 @@ func GroupNorm(x, gamma, beta *graph.Node, groups int, eps float64) *graph.Node 
 	if groups < 1 || c%groups != 0 {
 		return fail(graph.ErrShape, name, nodes, "%d groups do not divide the %d channels", groups, c)
 	}
-	if bad := checkChannels(name, nodes, c, gamma, beta); bad != nil {
+	if bad := checkParams(name, nodes, c, gamma, beta); bad != nil {
 		return bad
 	}
 	y := Reshape(normalised(Reshape(x, n, groups, -1), []int{2}, eps), x.Shape()...)
@@ -113,7 +113,7 @@ func BatchNorm(x, gamma, beta, mean, variance *graph.Node, eps float64) *graph.N
 		return fail(graph.ErrShape, name, nodes, "x must be [N, C, ...], got rank %d", x.Rank())
 	}
 	c := x.Shape()[1]
-	if bad := checkChannels(name, nodes, c, gamma, beta, mean, variance); bad != nil {
+	if bad := checkParams(name, nodes, c, gamma, beta, mean, variance); bad != nil {
 		return bad
 	}
 	scale := Rsqrt(Add(variance, Scalar(variance, eps)))
@@ -226,8 +226,8 @@ func checkEps(name string, nodes []*graph.Node, eps float64) *graph.Node {
 	return nil
 }
 
-// checkChannels checks that every non-nil parameter has shape [c].
-func checkChannels(name string, nodes []*graph.Node, c int, params ...*graph.Node) *graph.Node {
+// checkParams checks that every non-nil parameter has shape [c].
+func checkParams(name string, nodes []*graph.Node, c int, params ...*graph.Node) *graph.Node {
 	for _, p := range params {
 		if p != nil && !p.Shape().Equal([]int{c}) {
 			return fail(graph.ErrShape, name, nodes, "the per-channel parameters must have shape [%d] (x's axis 1), got %v", c, p.Shape())
