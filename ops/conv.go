@@ -66,12 +66,9 @@ func withSize(a opdef.ConvAttr, size []int) opdef.ConvAttr {
 
 // ---- rules ----
 
-func dtConv(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
-	if _, ok := attr.(opdef.ConvAttr); !ok {
-		return 0, argErr("needs a ConvAttr attribute, got %T", attr)
-	}
-	return sameDType(floats)(in, attr)
-}
+// dtConv: two operands of one float dtype (the shape rule checks the
+// attribute).
+var dtConv = sameDType(floats)
 
 // convAttrOf checks attr against spatial spatial dims: lengths, ranges,
 // and whether Size is wanted.

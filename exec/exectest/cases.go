@@ -81,6 +81,7 @@ func Cases() []Case {
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	cs = append(cs, indexCases()...)
 	cs = append(cs, poolCases()...) // pooling (issue 15)
+	cs = append(cs, convCases()...) // convolutions (issue 15)
 	return cs
 }
 
