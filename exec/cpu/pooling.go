@@ -181,20 +181,37 @@ func argMax[T float](p *poolPlan, x []T, od, oh, ow int) (int, T) {
 	return at, m
 }
 
-// max4 is argMax of a full 2x2 window a b / c d at positions i, i+1, j,
-// j+1.
-func max4[T float](a, b, c, d T, i, j int) (int, T) {
-	at, m := i, a
-	if b > m || b != b {
-		at, m = i+1, b
+// max4 is argMax of a full 2x2 window a b / c d: the index (0 to 3) of
+// the first of the four equal to their maximum (the first maximum, -0
+// and +0 equal), or of the last NaN, and its value. Written without
+// data-dependent branches for numbers (the maximum from the builtin max,
+// the index from conditional moves): random data would mispredict most of
+// PyTorch's compare-and-replace branches.
+func max4[T float](a, b, c, d T) (int, T) {
+	m := max(max(a, b), max(c, d))
+	k := 3
+	if c == m {
+		k = 2
 	}
-	if c > m || c != c {
-		at, m = j, c
+	if b == m {
+		k = 1
 	}
-	if d > m || d != d {
-		at, m = j+1, d
+	if a == m {
+		k = 0
 	}
-	return at, m
+	if m != m { // a NaN: the last one
+		switch {
+		case d != d:
+			k = 3
+		case c != c:
+			k = 2
+		case b != b:
+			k = 1
+		default:
+			k = 0
+		}
+	}
+	return k, [4]T{a, b, c, d}[k]
 }
 
 func maxPlane[T float](p *poolPlan, x, y []T) {
@@ -207,15 +224,12 @@ func maxPlane[T float](p *poolPlan, x, y []T) {
 			yr := y[r*OW : (r+1)*OW]
 			for ow := range yr {
 				a, b, c, d := r0[2*ow], r0[2*ow+1], r1[2*ow], r1[2*ow+1]
-				m := a
-				if b > m || b != b {
-					m = b
-				}
-				if c > m || c != c {
-					m = c
-				}
-				if d > m || d != d {
-					m = d
+				m := max(max(a, b), max(c, d))
+				if m == 0 {
+					// the sign of a zero maximum is the first zero's (PyTorch
+					// keeps the first of equal maxima; the builtin max
+					// prefers +0)
+					_, m = max4(a, b, c, d)
 				}
 				yr[ow] = m
 			}
@@ -244,19 +258,11 @@ func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
 			gr := g[r*OW : (r+1)*OW]
 			for ow, gv := range gr {
 				i := 2 * ow
-				a, b, c, d := r0[i], r0[i+1], r1[i], r1[i+1]
+				k, _ := max4(r0[i], r0[i+1], r1[i], r1[i+1])
 				var z T
 				d0[i], d0[i+1], d1[i], d1[i+1] = z, z, z, z
-				switch k, _ := max4(a, b, c, d, 0, 2); k {
-				case 0:
-					d0[i] = gv
-				case 1:
-					d0[i+1] = gv
-				case 2:
-					d1[i] = gv
-				default:
-					d1[i+1] = gv
-				}
+				// the arg-max's offset from d0[i] in dx: 0, 1, W, W+1
+				dx[base+i+(k&1)+(k>>1)*W] = gv
 			}
 		}
 		return

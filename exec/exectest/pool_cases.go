@@ -146,6 +146,20 @@ func poolGoldenCases() []Case {
 			func(x *graph.Node) *graph.Node { return ops.AdaptiveMaxPool(x, 3, 4) }},
 	}
 	var cs []Case
+	// The sign of a zero maximum is the first zero's: 1/y shows it.
+	negz := math.Copysign(0, -1)
+	for _, dt := range floatTypes {
+		cs = append(cs, Case{
+			Name:   "pool/golden/max2d-signed-zero/" + dt.Short(),
+			Source: "torch 1.13: 1/F.max_pool2d(tensor([-0.,0.,0.,-0.,0.,-0.,-0.,-0.]).reshape(1,1,2,4), 2) = [-inf, inf], indices [0, 2]",
+			Want:   []*tensor.Tensor{Tensor(dt, []float64{math.Inf(-1), math.Inf(1)}, 1, 1, 1, 2)},
+			Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+				ns, feeds := Inputs(g, Tensor(dt, []float64{negz, 0, 0, negz, 0, negz, negz, negz}, 1, 1, 2, 4))
+				y := ops.MaxPool(ns[0], []int{2, 2})
+				return []*graph.Node{ops.Div(ops.OnesLike(y), y)}, feeds
+			},
+		})
+	}
 	for _, c := range gcs {
 		gold := poolGoldens[c.name]
 		n := tensor.Shape(c.shape).Size()

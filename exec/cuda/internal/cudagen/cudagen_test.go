@@ -329,6 +329,8 @@ func supportNodes(t *testing.T) []*graph.Node {
 			switch sn, ok := sortTestNodes(d.Op, dt, in); {
 			case ok: // sorting (issue 14; sort_test.go)
 				ns = sn
+			case isPoolOp(d.Op): // pooling (issue 15; pool_test.go)
+				ns = poolTestNodes(d.Op, dt, in)
 			case d.Kind == opdef.Elementwise:
 				var args []*graph.Node
 				for k := 0; k < max(d.Arity, 1); k++ {

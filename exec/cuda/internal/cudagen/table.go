@@ -181,6 +181,9 @@ func rows() []row {
 		{ops.OpScatter, indexing()},
 		{ops.OpScatterAdd, indexing()},
 		{ops.OpIndexAdd, indexing()},
+		// pooling (issue 15): pool.go
+		{ops.OpMaxPool, poolRow()}, {ops.OpMaxPoolGrad, poolRow()}, {ops.OpMaxPoolSelect, poolRow()},
+		{ops.OpAvgPool, poolRow()}, {ops.OpAvgPoolGrad, poolRow()},
 	}
 }
 

@@ -1,0 +1,51 @@
+package cpu_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cpu"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// BenchmarkMaxPool runs MaxPool 2x2 (stride 2) and its gradient,
+// MaxPoolGrad, in float32 at a CNN's sizes (the first and second pooling
+// of an MNIST CNN), on 1 and 2 threads. Bytes: x and y read or written
+// (forward); x, g and dx (gradient). PyTorch's twin (torch 1.13 CPU,
+// F.max_pool2d and its backward, at the same sizes and thread counts) is
+// in the report of issue 15 with its command.
+func BenchmarkMaxPool(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		be, err := cpu.New(cpu.Threads(threads))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range [][]int{{64, 32, 28, 28}, {128, 32, 28, 28}, {64, 64, 14, 14}, {128, 64, 14, 14}} {
+			for _, grad := range []bool{false, true} {
+				name := "fwd"
+				if grad {
+					name = "grad"
+				}
+				b.Run(fmt.Sprintf("%s/%dx%dx%dx%d/t%d", name, s[0], s[1], s[2], s[3], threads), func(b *testing.B) {
+					g := graph.New()
+					x := g.Input("x", tensor.Float32, s...)
+					y := ops.MaxPool(x, []int{2, 2})
+					feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, s, -1, 1, 1)}
+					xb := int64(tensor.Shape(s).Size() * 4)
+					if !grad {
+						benchRun(b, be, []*graph.Node{y}, feeds, xb+xb/4)
+						return
+					}
+					gy := g.Input("g", tensor.Float32, y.Shape()...)
+					feeds[gy] = exectest.Rand(tensor.Float32, y.Shape(), -1, 1, 2)
+					benchRun(b, be, []*graph.Node{ops.Apply(ops.OpMaxPoolGrad, y.Attr(), x, gy)}, feeds, 2*xb+xb/4)
+				})
+			}
+		}
+		be.Close()
+	}
+}
