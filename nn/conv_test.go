@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/nn"
@@ -72,6 +73,9 @@ func TestConvByHand(t *testing.T) {
 		}
 	}
 	near(t, "y", floats(got[0]), want, 1e-14)
+	// and on the CPU
+	p := compile(t, backend(t), []*graph.Node{y})
+	near(t, "y on the CPU", floats(run(t, p, exec.Feeds{x: f64(t, xv, N, C, H, W)})[0]), want, 1e-14)
 }
 
 // TestConvErrors: the layer's own checks name nn.Conv and the call site.

@@ -24,6 +24,16 @@
 // graph) finds the same Variables by name, and exec.ShareVariables lets
 // the two programs share their values.
 //
+// # Initialisers
+//
+// The layers initialise as PyTorch's: Linear and Conv weights and biases
+// U(±1/√fanIn) (kaiming_uniform with a = √5, and the bias rule),
+// Embedding N(0, 1), the normalisations' weights 1 and biases 0, all
+// drawn from one generator seeded by New (optim.NewRand; Rand returns
+// it). WithInit returns a Model whose Linear, Conv and Embedding layers
+// use other initialisers (optim.HeNormal, Normal(0.02) as GPT-2, Zeros),
+// and Param makes a Variable of one's own layer (a positional table).
+//
 // # Modes and updates
 //
 // A Model starts in training mode, as a PyTorch module. There BatchNorm

@@ -137,3 +137,70 @@ func ExampleModel_WithInit() {
 	// Output:
 	// weight std 0.020, bias 0
 }
+
+// A small convolutional classifier: Conv, BatchNorm and ReLU, the mean
+// over the positions, then a Linear head, trained with Adam to tell
+// 6×6 images with a vertical bar from ones with a horizontal bar.
+func ExampleModel_Conv() {
+	g := graph.New()
+	m := nn.New(g, 2)
+	model := func(x *graph.Node) *graph.Node {
+		h := ops.Relu(m.BatchNorm(m.Conv(x, 4, []int{3, 3}, ops.Padding(1))))
+		return m.Linear(ops.Mean(h, 2, 3), 2) // [N, 4] -> [N, 2]
+	}
+	x := g.Input("x", tensor.Float32, 4, 1, 6, 6)
+	labels := g.Input("labels", tensor.Int32, 4)
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(model(x), labels))
+	upd, err := optim.Minimize(optim.Adam{LR: 0.05}, loss, m.Params()...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m.SetTraining(false)
+	predict := ops.ArgMax(model(x), -1)
+
+	be, _ := exec.Open("cpu")
+	defer be.Close()
+	step, err := exec.Compile(be, []*graph.Node{loss}, append(upd, m.Updates()...)...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer step.Close()
+	eval, err := exec.Compile(be, []*graph.Node{predict}, exec.ShareVariables(step))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer eval.Close()
+
+	// images 0 and 2: a vertical bar (label 1); 1 and 3: a horizontal one
+	xv := tensor.Zeros(tensor.Float32, 4, 1, 6, 6)
+	for i, pos := range []int{1, 2, 4, 3} {
+		for k := range 6 {
+			if i%2 == 0 {
+				xv.SetFloat64(i*36+k*6+pos, 1)
+			} else {
+				xv.SetFloat64(i*36+pos*6+k, 1)
+			}
+		}
+	}
+	lv, _ := tensor.New([]int32{1, 0, 1, 0}, 4)
+	ctx := context.Background()
+	for range 100 {
+		if _, err := step.Run(ctx, exec.Feeds{x: xv, labels: lv}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	out, err := eval.Run(ctx, exec.Feeds{x: xv})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Names()[:4])
+	fmt.Println("predictions:", out[0])
+	// Output:
+	// [conv0/weight conv0/bias batchnorm0/weight batchnorm0/bias]
+	// predictions: i64[4] [1 0 1 0]
+}

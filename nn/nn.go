@@ -56,6 +56,11 @@ func New(g *graph.Graph, seed uint64) *Model {
 // Graph returns the graph the Model builds in.
 func (m *Model) Graph() *graph.Graph { return m.s.g }
 
+// Rand returns the generator the Model's initialisers draw from (seeded
+// by New), for a program that draws the rest of its randomness after
+// the model's (a shuffle) from the same seed.
+func (m *Model) Rand() *optim.Rand { return m.s.rng }
+
 // Scope returns a Model whose layers are named below "name/" (within m's
 // own scope); it shares m's Variables, mode and updates.
 func (m *Model) Scope(name string) *Model {
@@ -188,6 +193,19 @@ func (m *Model) WithInit(weight, bias Initializer) *Model {
 		}
 	}
 	return &Model{s: m.s, prefix: m.prefix, init: in}
+}
+
+// Param returns the trainable Variable name in m's scope (no layer name
+// is added: Scope first to group it), created with init's value of type
+// dt and shape on first use and found by name afterwards: for the
+// parameters of a layer of one's own (a positional embedding, a table
+// shared between an embedding and the output layer).
+func (m *Model) Param(name string, init Initializer, dt tensor.DType, shape ...int) *graph.Node {
+	if init == nil {
+		return m.s.g.Fail(graph.NewError(graph.ErrInvalid, "nn.Param", nil, "%q: nil Initializer", m.prefix+name))
+	}
+	shape = append([]int(nil), shape...)
+	return m.variable("Param", name, true, dt, shape, func() (*tensor.Tensor, error) { return init(m.s.rng, dt, shape...) })
 }
 
 // weight is the "weight" Variable: the Model's weight initialiser, or
@@ -328,9 +346,12 @@ func (m *Model) BatchNorm(x *graph.Node) *graph.Node {
 	if !m.s.training {
 		return ops.BatchNorm(x, gamma, beta, rm, rv, eps)
 	}
+	count := x.Shape().Size() / max(c, 1)
+	if count < 2 {
+		return graph.Failf(graph.ErrShape, "nn."+layer, []*graph.Node{x}, "training needs more than one value per channel (x has %d), as PyTorch", count)
+	}
 	mean, v := ops.BatchStats(x)
-	count := x.Shape().Size() / c
-	unbiased := float64(count) / float64(max(count-1, 1))
+	unbiased := float64(count) / float64(count-1)
 	keep := ops.Scalar(rm, 1-momentum)
 	m.s.updates[rm] = ops.Add(ops.Mul(rm, keep), ops.Mul(ops.StopGradient(mean), ops.Scalar(mean, momentum)))
 	m.s.updates[rv] = ops.Add(ops.Mul(rv, keep), ops.Mul(ops.StopGradient(v), ops.Scalar(v, momentum*unbiased)))

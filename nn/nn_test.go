@@ -398,7 +398,8 @@ func TestErrors(t *testing.T) {
 			m.SetTraining(false)
 			return m.Linear(g.Input("y", tensor.Float32, 2, 5), 4)
 		}, graph.ErrShape, `"linear0/weight" exists as f32[3,4]`},
-		"batchnorm-rank": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 3)) }, graph.ErrShape, "nn.BatchNorm"},
+		"batchnorm-one-value": {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 1, 3)) }, graph.ErrShape, "more than one value per channel"},
+		"batchnorm-rank":      {func(m *nn.Model, g *graph.Graph) *graph.Node { return m.BatchNorm(g.Input("x", tensor.Float32, 3)) }, graph.ErrShape, "nn.BatchNorm"},
 		"groupnorm-groups": {func(m *nn.Model, g *graph.Graph) *graph.Node {
 			return m.GroupNorm(g.Input("x", tensor.Float32, 2, 6, 4), 4)
 		}, graph.ErrShape, "GroupNorm"},
@@ -426,5 +427,36 @@ func TestErrors(t *testing.T) {
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.text) || !strings.Contains(err.Error(), "nn_test.go") {
 			t.Errorf("%s: got %v, want %v naming %q and the call site", name, err, c.kind, c.text)
 		}
+	}
+}
+
+// TestParam: a parameter of one's own, created once with its initialiser
+// (optim.NewRand(seed)'s first draws) and found again by name.
+func TestParam(t *testing.T) {
+	g := graph.New()
+	m := nn.New(g, 4)
+	p := m.Scope("pos").Param("table", nn.Normal(0.5), tensor.Float32, 3, 2)
+	again := m.Scope("pos").Param("table", nn.Normal(0.5), tensor.Float32, 3, 2)
+	want, _ := optim.Normal(optim.NewRand(4), 0, 0.5, tensor.Float32, 3, 2)
+	if p != again || p.Name() != "pos/table" || len(m.Params()) != 1 {
+		t.Fatalf("%v %v %v", p, again, m.Params())
+	}
+	near(t, "table", floats(p.Value()), floats(want), 0)
+	if bad := m.Param("other", nil, tensor.Float32, 2); bad.Valid() || !strings.Contains(g.Err().Error(), "nil Initializer") {
+		t.Errorf("nil initialiser: %v", g.Err())
+	}
+}
+
+// TestRand: the Model's generator continues after the initialisers'
+// draws (one Linear's weight and bias from the same seed).
+func TestRand(t *testing.T) {
+	g := graph.New()
+	m := nn.New(g, 8)
+	m.Linear(g.Input("x", tensor.Float32, 1, 4), 3)
+	r := optim.NewRand(8)
+	optim.Uniform(r, -0.5, 0.5, tensor.Float32, 4, 3)
+	optim.Uniform(r, -0.5, 0.5, tensor.Float32, 3)
+	if got, want := m.Rand().Uint32(), r.Uint32(); got != want {
+		t.Errorf("next draw %d, want %d", got, want)
 	}
 }

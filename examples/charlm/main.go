@@ -1,7 +1,8 @@
 // Command charlm trains a small decoder-only transformer on the bytes of
 // the Go standard library's source and then writes Go-looking code.
 //
-// The model (model.go) is GPT-2's layout at a small size: a token
+// The model (model.go, written with package nn's layers) is GPT-2's
+// layout at a small size: a token
 // embedding plus learned positions, pre-LayerNorm blocks of causal
 // multi-head self-attention (a -Inf mask above the diagonal) and a GELU
 // MLP, residual connections, dropout, and the token embedding reused as
@@ -207,7 +208,6 @@ type trainer struct {
 	step    *exec.Program
 	eval    *exec.Program
 	sampler *sampler
-	key     *graph.Node // the dropout key Variable (nil without dropout)
 
 	x, y, lr   *graph.Node // the training step's inputs
 	ex, ey     *graph.Node // the validation loss's inputs
@@ -224,7 +224,7 @@ func newTrainer(c config, data *corpus) (*trainer, error) {
 	c.model.vocab = len(data.vocab)
 	t := &trainer{c: c, data: data, g: graph.New(), rec: profile.New()}
 	g := t.g
-	m, err := newModel(g, optim.NewRand(c.seed), c.model)
+	m, err := newModel(g, c.seed, c.model)
 	if err != nil {
 		return nil, err
 	}
@@ -236,18 +236,12 @@ func newTrainer(c config, data *corpus) (*trainer, error) {
 
 	// The training step: the loss, its gradients clipped by their global
 	// norm, AdamW with weight decay on the matrices only.
-	var drop *dropper
-	if c.model.dropout > 0 {
-		drop = newDropper(g, c.seed)
-		t.key = drop.key
-	}
-	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.x, drop), ops.Reshape(t.y, B*T)))
-	params := m.params()
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.x, true), ops.Reshape(t.y, B*T)))
+	params, nd := m.params()
 	grads, norm, err := optim.ClipGlobalNorm(autodiff.Grad(loss, params...), c.clip)
 	if err != nil {
 		return nil, err
 	}
-	nd := len(m.decay)
 	upd, err := optim.Adam{LR: c.lr, Beta2: 0.99, WeightDecay: c.weightDecay, Decoupled: true, LRNode: t.lr}.Apply(params[:nd], grads[:nd])
 	if err != nil {
 		return nil, err
@@ -256,15 +250,12 @@ func newTrainer(c config, data *corpus) (*trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := append(append(upd, upd2...), exec.Record(t.rec))
-	if drop != nil {
-		opts = append(opts, drop.advance()...)
-	}
+	opts := append(append(append(upd, upd2...), m.nn.Updates()...), exec.Record(t.rec)) // + the dropout key's advance
 
 	// The validation loss: the same model without dropout.
 	t.ex = g.Input("x_val", tensor.Int32, B, T)
 	t.ey = g.Input("y_val", tensor.Int32, B, T)
-	evalLoss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.ex, nil), ops.Reshape(t.ey, B*T)))
+	evalLoss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.ex, false), ops.Reshape(t.ey, B*T)))
 	smp := newSampler(g, m, c.topK)
 	if err := g.Err(); err != nil {
 		return nil, err
@@ -341,7 +332,8 @@ func (t *trainer) valLoss(ctx context.Context) (float64, error) {
 // stepCount reads the training steps taken so far from AdamW's step
 // counter (the decayed group's "<first matrix>/adam_step" Variable).
 func (t *trainer) stepCount() (int, error) {
-	v := t.g.Lookup(t.m.decay[0].Name() + "/adam_step")
+	ps, _ := t.m.params()
+	v := t.g.Lookup(ps[0].Name() + "/adam_step")
 	if v == nil {
 		return 0, errors.New("no adam_step variable")
 	}
@@ -410,7 +402,8 @@ func run(w io.Writer, c config) (*result, error) {
 	defer t.Close()
 	c = t.c
 	nParams := 0
-	for _, p := range t.m.params() {
+	ps, _ := t.m.params()
+	for _, p := range ps {
 		nParams += p.Shape().Size()
 	}
 	fmt.Fprintf(w, "transformer: %v; %d parameters\n", c.model, nParams)

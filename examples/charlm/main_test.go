@@ -49,10 +49,12 @@ func testCorpus(t *testing.T, c config) *corpus {
 // batch 16, dropout 0.1) for 600 steps on the first 2 MB of the corpus.
 // The validation loss starts within 0.1 of ln(vocab) (weights N(0, 0.02)
 // give nearly uniform predictions) and must fall by at least 1.2 nats (it
-// falls by 1.69, from 4.73 to 3.04; 1.43 to 1.74 with seeds 1 to 3: the
+// falls by 1.39, from 4.73 to 3.34; 1.39 to 1.79 with seeds 1 to 4: the
 // held-out files are other packages than those trained on), and the mean
 // training loss of the last 10 steps must be under ln(vocab) - 1.7 = 3.05
-// (it is 2.73; 2.57 to 2.85 with seeds 1 to 3). Both are below 3.74, the
+// (it is 2.94; 2.56 to 2.94 with seeds 1 to 4; before the model was
+// written with package nn, whose initial draws and dropout key differ,
+// 1.40 to 1.74 and 2.57 to 2.85 with seeds 1 to 4). Both are below 3.74, the
 // entropy of these 2 MB's byte frequencies (Python, collections.Counter):
 // the model has learnt more than which bytes are common. The trace and the plot must
 // be written, the trace valid, and the sample must be the prompt and 50
@@ -176,7 +178,7 @@ func TestCheckpointResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta, tb := readTensors(t, a), readTensors(t, b)
-	if len(ta) != len(tb) || len(ta) < 3*len(whole.m.params()) {
+	if len(ta) != len(tb) || len(ta) < 3*len(must(whole.m.params())) {
 		t.Fatalf("%d and %d tensors saved; want the same, at least 3 per parameter (weights, adam_m, adam_v)", len(ta), len(tb))
 	}
 	for name, x := range ta {
@@ -298,7 +300,7 @@ func TestSampleGreedy(t *testing.T) {
 	}
 	g := tr.g
 	ids := g.Input("check_ids", tensor.Int32, 1, c.model.ctx)
-	best := ops.ArgMax(tr.m.forward(ids, nil), -1)
+	best := ops.ArgMax(tr.m.forward(ids, false), -1)
 	p, err := exec.Compile(tr.be, []*graph.Node{best}, exec.ShareVariables(tr.step))
 	if err != nil {
 		t.Fatal(err)
@@ -383,3 +385,6 @@ func TestRunResume(t *testing.T) {
 		t.Errorf("resuming a 1-layer checkpoint with 2 layers: %v", err)
 	}
 }
+
+// must is the first of a pair of results.
+func must[T any](v T, _ int) T { return v }

@@ -39,7 +39,7 @@ func newSampler(g *graph.Graph, m *model, k int) *sampler {
 	s := &sampler{m: m, k: k}
 	s.ids = g.Input("sample_ids", tensor.Int32, 1, m.cfg.ctx)
 	s.temp = g.Input("temperature", tensor.Float32)
-	s.vals, s.index = ops.TopK(ops.Div(m.forward(s.ids, nil), s.temp), k, -1, true)
+	s.vals, s.index = ops.TopK(ops.Div(m.forward(s.ids, false), s.temp), k, -1, true)
 	return s
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/nn"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/optim"
 	"github.com/loomgraph/loom/profile"
@@ -108,33 +109,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// model is the MLP: its parameters and its logits for an input batch.
-type model struct {
-	params []*graph.Node
-}
-
-func newModel(g *graph.Graph, r *optim.Rand, sizes []int) (*model, error) {
-	m := &model{}
-	for i := 0; i+1 < len(sizes); i++ {
-		w, err := optim.HeNormal(r, tensor.Float32, sizes[i], sizes[i+1])
-		if err != nil {
-			return nil, err
-		}
-		b, _ := optim.Zeros(tensor.Float32, sizes[i+1])
-		m.params = append(m.params, g.Variable(fmt.Sprintf("layer%d/w", i), w), g.Variable(fmt.Sprintf("layer%d/b", i), b))
+// logits is the MLP on a batch x: Linear layers of the hidden sizes with
+// ReLUs, then one of 10 outputs. Its weights are He-normal and its biases
+// zero (m's initialisers), drawn on the first build and found by name
+// on the next.
+func logits(m *nn.Model, x *graph.Node, hidden []int) *graph.Node {
+	for _, n := range hidden {
+		x = ops.Relu(m.Linear(x, n))
 	}
-	return m, nil
-}
-
-func (m *model) logits(x *graph.Node) *graph.Node {
-	h := x
-	for i := 0; i < len(m.params); i += 2 {
-		h = ops.Add(ops.MatMul(h, m.params[i]), m.params[i+1])
-		if i+2 < len(m.params) {
-			h = ops.Relu(h)
-		}
-	}
-	return h
+	return m.Linear(x, 10)
 }
 
 // optimiser returns the optimiser and its base learning rate; the rate
@@ -187,16 +170,13 @@ func train(w io.Writer, c config) (*result, error) {
 	fmt.Fprintf(w, "MNIST from %s: %d training and %d test images (loaded in %v)\n", dir, trainSet.N, testSet.N, time.Since(loadStart).Round(time.Millisecond))
 
 	// The model and one training step.
-	r := optim.NewRand(c.seed)
 	g := graph.New()
 	x := g.Input("x", tensor.Float32, c.batch, mnist.Pixels)
 	y := g.Input("y", tensor.Int32, c.batch)
 	sizes := append(append([]int{mnist.Pixels}, c.hidden...), 10)
-	m, err := newModel(g, r, sizes)
-	if err != nil {
-		return nil, err
-	}
-	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.logits(x), y))
+	m := nn.New(g, c.seed).WithInit(optim.HeNormal, nn.Zeros)
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(logits(m, x, c.hidden), y))
+	r := m.Rand() // the shuffles draw after the weights
 	lrIn := g.Input("lr", tensor.Float32)
 	opt, baseLR, err := optimiser(c.opt, c.lr, lrIn)
 	if err != nil {
@@ -205,7 +185,7 @@ func train(w io.Writer, c config) (*result, error) {
 	if c.schedule != "cosine" && c.schedule != "constant" {
 		return nil, fmt.Errorf("unknown schedule %q (cosine or constant)", c.schedule)
 	}
-	updates, err := optim.Minimize(opt, loss, m.params...)
+	updates, err := optim.Minimize(opt, loss, m.Params()...)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +198,8 @@ func train(w io.Writer, c config) (*result, error) {
 		}
 	}
 	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnist.Pixels)
-	predict := ops.ArgMax(m.logits(xe), 1)
+	m.SetTraining(false)
+	predict := ops.ArgMax(logits(m, xe, c.hidden), 1)
 
 	be, err := device.Open(c.device)
 	if err != nil {

@@ -116,7 +116,7 @@ func TestSaveCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := ts["layer0/w"]; w == nil || w.Type() != "f32[784,64]" || ts["layer1/b"].Type() != "f32[10]" || ts["layer0/w/adam_m"] == nil {
+	if w := ts["linear0/weight"]; w == nil || w.Type() != "f32[784,64]" || ts["linear1/bias"].Type() != "f32[10]" || ts["linear0/weight/adam_m"] == nil {
 		t.Errorf("checkpoint tensors: %v", keys(ts))
 	}
 	if meta["model"] != "mlp 784-64-10" {

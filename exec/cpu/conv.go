@@ -6,6 +6,7 @@ import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/gemm"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/internal/simd"
 	"github.com/loomgraph/loom/internal/stop"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -149,7 +150,7 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 // col2im adds rows [0, ck) of the column block col (output positions
 // [p0, p0+cnt)) back into x (one batch and group), the transpose of
 // im2col.
-func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
+func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T, add func(d, a, b []T)) {
 	y1, y2 := g.y[1], g.y[2]
 	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
 	for r := 0; r < g.ck; r++ {
@@ -168,10 +169,8 @@ func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
 				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
 				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
 				if st := g.st[2]; st == 1 {
-					dst, src := xr[lo+off:hi+off], in[lo-e:hi-e]
-					for i := range dst {
-						dst[i] += src[i]
-					}
+					dst := xr[lo+off : hi+off]
+					add(dst, dst, in[lo-e:hi-e])
 				} else {
 					for u := lo; u < hi; u++ {
 						xr[u*st+off] += in[u-e]
@@ -188,10 +187,10 @@ func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T) {
 }
 
 // chunkFor is the number of output positions a work item handles: about
-// target elements of column block for rows rows, a multiple of 16, at
-// least 16, at most yv.
+// target elements of column block for rows rows, a multiple of 64 (whole
+// micro-kernel columns of internal/gemm), at least 64, at most yv.
 func chunkFor(yv, rows, target int) int {
-	pc := max(16, target/max(rows, 1)/16*16)
+	pc := max(64, target/max(rows, 1)/64*64)
 	return min(pc, yv)
 }
 
@@ -238,9 +237,9 @@ func runTasks[T float32 | float64](done <-chan struct{}, p gemmPlan[T], alpha T,
 	return true
 }
 
-// colTarget is the elements of column block a work item packs (256 KiB
-// of float32, about half of L2).
-const colTarget = 64 << 10
+// colTarget is the elements of column block a work item packs (640 KiB
+// of float32, within L2).
+const colTarget = 160 << 10
 
 // convForwardKernel: items are (batch, group, chunk of output positions);
 // each packs its column block and multiplies w[g] by it into y.
@@ -300,12 +299,16 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 	pc := chunkFor(g.yv, g.ck, colTarget)
 	chunks := (g.yv + pc - 1) / pc
 	tail := g.yv - (chunks-1)*pc
-	full, last := plan(true, false, g.ck, pc, g.og), plan(true, false, g.ck, tail, g.og)
+	full, last := plan(false, false, g.ck, pc, g.og), plan(false, false, g.ck, tail, g.og)
+	add, _, _ := simd.Binary[T](simd.Add)
 	return &kernel{bind: func(a *args) func() {
 		colLen := g.ck * pc
 		if g.identity {
 			colLen = 0
 		}
+		// wt[g] is w[g]ᵀ (ck × og), transposed once per run: packing it is
+		// then a copy, not a gather, in every product.
+		wt := make([]T, g.o*g.ck)
 		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
 		col, ws := make([][]T, a.Threads()), make([][]T, a.Threads())
 		for i := range ws {
@@ -316,7 +319,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 			perItem = 1
 		}
 		l := a.Loop(func(lo, hi, part int) {
-			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			dy, dx := as[T](a.In(0)), as[T](a.Out())
 			done := a.Done()
 			for it := lo; it < hi; it++ {
 				if stop.Done(done) {
@@ -324,7 +327,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 				}
 				bg := it / perItem
 				b, gr := bg/g.groups, bg%g.groups
-				wg := w[gr*g.og*g.ck : (gr+1)*g.og*g.ck]
+				wg := wt[gr*g.og*g.ck : (gr+1)*g.og*g.ck]
 				dyg := dy[(b*g.o+gr*g.og)*g.yv:]
 				dxg := dx[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
 				if g.identity {
@@ -333,7 +336,7 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 					if ch == chunks-1 {
 						p = last
 					}
-					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, dxg[p0:], g.sv, ws[part]) {
+					if !runTasks(done, p, 1, wg, g.og, dyg[p0:], g.yv, 0, dxg[p0:], g.sv, ws[part]) {
 						return
 					}
 					continue
@@ -344,36 +347,57 @@ func convTransposeKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kerne
 					if ch == chunks-1 {
 						cnt, p = tail, last
 					}
-					if !runTasks(done, p, 1, wg, g.ck, dyg[p0:], g.yv, 0, col[part], cnt, ws[part]) {
+					if !runTasks(done, p, 1, wg, g.og, dyg[p0:], g.yv, 0, col[part], cnt, ws[part]) {
 						return
 					}
-					col2im(g, col[part], p0, cnt, dxg)
+					col2im(g, col[part], p0, cnt, dxg, add)
 				}
 			}
 		})
 		items := g.n * g.groups * perItem
 		return func() {
-			if items > 0 {
-				l.Run(items, 1, 0)
+			if items == 0 {
+				return
 			}
+			w := as[T](a.In(1))
+			for gr := 0; gr < g.groups; gr++ {
+				src, dst := w[gr*g.og*g.ck:(gr+1)*g.og*g.ck], wt[gr*g.og*g.ck:(gr+1)*g.og*g.ck]
+				for o := 0; o < g.og; o++ {
+					for r, v := range src[o*g.ck : (o+1)*g.ck] {
+						dst[r*g.og+o] = v
+					}
+				}
+			}
+			l.Run(items, 1, 0)
 		}
 	}}
 }
 
-// fgRows is the rows of the column matrix (of dw's columns) a filter
-// gradient work item computes: fixed by the shapes, not the thread count.
-const fgRows = 64
+// Filter gradient blocking: rows of dw's columns per work item (at most
+// fgRows, split evenly), and the batch split into at most fgSlices slices
+// of consecutive images, each summed into its own partial gradient (at
+// most fgPartial elements of them in all), then the partials added in
+// order. All three depend on the shapes only, not the thread count.
+const (
+	fgRows    = 512
+	fgSlices  = 8
+	fgPartial = 4 << 20
+)
 
 // convFilterGradKernel: dw[g][:, r0:r1] = Σ_n Σ_chunks dy[n, g][:, chunk]
-// · col[n, g][r0:r1, chunk]ᵀ. Items are (group, block of rows); each sums
-// over the batch and the chunks in order.
+// · col[n, g][r0:r1, chunk]ᵀ. Items are (batch slice, group, block of
+// rows); each sums over its images and the chunks in order.
 func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kernel {
-	rb := min(fgRows, g.ck)
+	nb := (g.ck + fgRows - 1) / fgRows
+	rb := min(g.ck, (g.ck+nb-1)/nb+31) / 32 * 32
+	rb = max(rb, min(g.ck, 32))
 	blocks := (g.ck + rb - 1) / rb
 	rtail := g.ck - (blocks-1)*rb
 	pc := chunkFor(g.yv, rb, colTarget)
 	chunks := (g.yv + pc - 1) / pc
 	tail := g.yv - (chunks-1)*pc
+	dwLen := g.o * g.ck
+	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
 	// plans[i][j]: i = full or tail block of rows, j = full or tail chunk.
 	var plans [2][2]gemmPlan[T]
 	for i, rows := range []int{rb, rtail} {
@@ -381,6 +405,7 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 			plans[i][j] = plan(false, true, g.og, rows, cnt)
 		}
 	}
+	add, _, _ := simd.Binary[T](simd.Add)
 	return &kernel{bind: func(a *args) func() {
 		colLen := rb * pc
 		if g.identity {
@@ -396,24 +421,34 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 		for i := range ws {
 			col[i], ws[i] = make([]T, colLen), make([]T, wsLen)
 		}
+		var partial []T // slices 1.. (slice 0 sums into dw)
+		if slices > 1 {
+			partial = make([]T, (slices-1)*dwLen)
+		}
 		l := a.Loop(func(lo, hi, part int) {
-			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			x, dy := as[T](a.In(0)), as[T](a.In(1))
 			done := a.Done()
 			for it := lo; it < hi; it++ {
-				gr, blk := it/blocks, it%blocks
+				sl, rest := it/(g.groups*blocks), it%(g.groups*blocks)
+				gr, blk := rest/blocks, rest%blocks
 				r0, rows, pi := blk*rb, rb, 0
 				if blk == blocks-1 {
 					rows, pi = rtail, 1
 				}
+				dw := as[T](a.Out())
+				if sl > 0 {
+					dw = partial[(sl-1)*dwLen : sl*dwLen]
+				}
 				c := dw[gr*g.og*g.ck+r0:]
-				if g.n == 0 {
+				b0, b1 := sl*g.n/slices, (sl+1)*g.n/slices
+				if b0 == b1 {
 					for o := 0; o < g.og; o++ {
 						clear(c[o*g.ck : o*g.ck+rows])
 					}
 					continue
 				}
 				var beta T
-				for b := 0; b < g.n; b++ {
+				for b := b0; b < b1; b++ {
 					if stop.Done(done) {
 						return
 					}
@@ -440,8 +475,16 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 				}
 			}
 		})
-		items := g.groups * blocks
-		return func() { l.Run(items, 1, 0) }
+		items := slices * g.groups * blocks
+		return func() {
+			l.Run(items, 1, 0)
+			if slices > 1 && !a.Stopped() {
+				dw := as[T](a.Out())
+				for sl := 1; sl < slices; sl++ {
+					add(dw, dw, partial[(sl-1)*dwLen:sl*dwLen])
+				}
+			}
+		}
 	}}
 }
 
@@ -451,7 +494,9 @@ func convFilterGradKernel[T float32 | float64](g *convGeo, plan planFn[T]) *kern
 
 // depthwiseKernel: items are output planes (batch, output channel).
 func depthwiseKernel[T float32 | float64](g *convGeo) *kernel {
+	fma := fmaOf[T]()
 	return &kernel{bind: func(a *args) func() {
+		wb := tapBuffers[T](a.Threads(), g)
 		l := a.Loop(func(lo, hi, part int) {
 			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			for it := lo; it < hi; it++ {
@@ -464,49 +509,75 @@ func depthwiseKernel[T float32 | float64](g *convGeo) *kernel {
 				xp := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
 				wo := w[o*g.kv : (o+1)*g.kv]
 				clear(yp)
-				depthwisePlane(g, xp, wo, yp, false)
+				depthwisePlane(g, xp, wo, yp, false, fma, wb[part])
 			}
 		})
 		return func() { l.Run(g.n*g.o, 1, 0) }
 	}}
 }
 
+// fmaOf is internal/simd's d = a·b + c of the element type.
+func fmaOf[T float32 | float64]() func(d, a, b, c []T) {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(simd.FMAF32).(func(d, a, b, c []T))
+	}
+	return any(simd.FMAF64).(func(d, a, b, c []T))
+}
+
+// tapBuffers are the per-part rows of one tap's weight that the
+// depthwise loops multiply by (as internal/simd's FMA wants vectors).
+func tapBuffers[T float32 | float64](threads int, g *convGeo) [][]T {
+	wb := make([][]T, threads)
+	for i := range wb {
+		wb[i] = make([]T, g.kv*g.y[2])
+	}
+	return wb
+}
+
 // depthwisePlane adds to the output plane yp the convolution of the input
 // plane xp with the taps wo; with transpose it adds the transpose instead
-// (the gradient plane xp from yp).
-func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose bool) {
+// (the gradient plane xp from yp). Output rows are the outer loop, so a
+// row takes every tap while it is in L1; rows of unit stride are FMAs
+// with wb holding each tap's weight (kv rows of y2).
+func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose bool, fma func(d, a, b, c []T), wb []T) {
 	y0, y1, y2 := g.y[0], g.y[1], g.y[2]
 	s0, s1, s2 := g.s[0], g.s[1], g.s[2]
 	st := g.st[2]
-	for t := 0; t < g.kv; t++ {
-		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
-		wv := wo[t]
-		off := t2*g.dl[2] - g.pl[2]
-		lo, hi := validRange(0, y2, st, off, s2)
-		if lo >= hi {
-			continue
+	for t, wv := range wo {
+		wr := wb[t*y2 : (t+1)*y2]
+		for i := range wr {
+			wr[i] = wv
 		}
-		for a := 0; a < y0; a++ {
-			ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
-			if ia < 0 || ia >= s0 {
-				continue
-			}
-			for b := 0; b < y1; b++ {
+	}
+	for a := 0; a < y0; a++ {
+		for b := 0; b < y1; b++ {
+			yr := yp[(a*y1+b)*y2 : (a*y1+b+1)*y2]
+			for t := 0; t < g.kv; t++ {
+				t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+				ia := a*g.st[0] - g.pl[0] + t0*g.dl[0]
 				ib := b*g.st[1] - g.pl[1] + t1*g.dl[1]
-				if ib < 0 || ib >= s1 {
+				if ia < 0 || ia >= s0 || ib < 0 || ib >= s1 {
+					continue
+				}
+				off := t2*g.dl[2] - g.pl[2]
+				lo, hi := validRange(0, y2, st, off, s2)
+				if lo >= hi {
 					continue
 				}
 				xr := xp[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
-				yr := yp[(a*y1+b)*y2 : (a*y1+b+1)*y2]
+				wv, wr := wo[t], wb[t*y2:t*y2+hi-lo]
 				switch {
 				case transpose && st == 1:
-					axpy(wv, yr[lo:hi], xr[lo+off:hi+off])
+					d := xr[lo+off : hi+off]
+					fma(d, wr, yr[lo:hi], d)
 				case transpose:
 					for u := lo; u < hi; u++ {
 						xr[u*st+off] += wv * yr[u]
 					}
 				case st == 1:
-					axpy(wv, xr[lo+off:hi+off], yr[lo:hi])
+					d := yr[lo:hi]
+					fma(d, wr, xr[lo+off:hi+off], d)
 				default:
 					for u := lo; u < hi; u++ {
 						yr[u] += wv * xr[u*st+off]
@@ -517,24 +588,12 @@ func depthwisePlane[T float32 | float64](g *convGeo, xp, wo, yp []T, transpose b
 	}
 }
 
-// axpy sets y += a·x (len(y) == len(x)), four at a time.
-func axpy[T float32 | float64](a T, x, y []T) {
-	n := len(y)
-	x = x[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		y0, y1, y2, y3 := y[i]+a*x[i], y[i+1]+a*x[i+1], y[i+2]+a*x[i+2], y[i+3]+a*x[i+3]
-		y[i], y[i+1], y[i+2], y[i+3] = y0, y1, y2, y3
-	}
-	for ; i < n; i++ {
-		y[i] += a * x[i]
-	}
-}
-
 // depthwiseTransposeKernel: items are input-gradient planes (batch,
 // channel), each the sum over the channel's og filters.
 func depthwiseTransposeKernel[T float32 | float64](g *convGeo) *kernel {
+	fma := fmaOf[T]()
 	return &kernel{bind: func(a *args) func() {
+		wb := tapBuffers[T](a.Threads(), g)
 		l := a.Loop(func(lo, hi, part int) {
 			dy, w, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			for it := lo; it < hi; it++ {
@@ -545,7 +604,7 @@ func depthwiseTransposeKernel[T float32 | float64](g *convGeo) *kernel {
 				xp := dx[it*g.sv : (it+1)*g.sv]
 				clear(xp)
 				for o := c * g.og; o < (c+1)*g.og; o++ {
-					depthwisePlane(g, xp, w[o*g.kv:(o+1)*g.kv], dy[(b*g.o+o)*g.yv:(b*g.o+o+1)*g.yv], true)
+					depthwisePlane(g, xp, w[o*g.kv:(o+1)*g.kv], dy[(b*g.o+o)*g.yv:(b*g.o+o+1)*g.yv], true, fma, wb[part])
 				}
 			}
 		})

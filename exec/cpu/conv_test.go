@@ -42,6 +42,9 @@ var convSweep = []convShape{
 	{[]int{2, 20, 40, 40}, []int{8, 20, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d large"},
 	{[]int{1, 160, 30, 30}, []int{4, 160, 1, 1}, nil, "1x1 large"},
 	{[]int{1, 3, 3000}, []int{2, 3, 5}, []ops.WindowOption{ops.Stride(2), ops.Padding(3)}, "1d long"},
+	// Filter gradient: two row blocks (576 rows) and three batch slices.
+	{[]int{3, 64, 10, 9}, []int{5, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d wide"},
+	{[]int{3, 8, 6, 6}, []int{4, 4, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.Stride(2)}, "2d grouped batch slices"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every
