@@ -61,7 +61,7 @@ func init() {
 		return func(n *graph.Node) tensor.Shape { return n.Input(i).Shape() }
 	}
 	OpMaxPool = define(&opdef.Def{Name: "MaxPool", Doc: "the maximum of each window over the spatial dims of x [N, C, S...] (PoolAttr; -Inf padding, dilation, ceil mode); first maximum wins, NaN propagates",
-		Arity: 1, Kind: opdef.Normalisation, DType: sameDType(floats), Shape: shPool(poolMax), Cost: taps(self), Ref: refPool,
+		Arity: 1, Kind: opdef.Normalisation, DType: sameDType(numeric), Shape: shPool(poolMax), Cost: taps(self), Ref: refPool,
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			return each(need, func() *graph.Node { return Apply(OpMaxPoolGrad, n.Attr(), n.Input(0), g) })
 		}})
@@ -229,9 +229,13 @@ func shPool(k poolKind) opdef.ShapeRule {
 // max_pool2d, max_pool3d. The stride defaults to the kernel (as PyTorch);
 // options: Stride, Padding or PaddingLoHi (-Inf padding, at most half the
 // kernel), Dilation, CeilMode. The first maximum of a window (row-major)
-// is the one selected; a NaN in the window makes it NaN. Float dtypes.
-// Its gradient routes each cotangent to its window's maximum, adding
-// where windows overlap.
+// is the one selected; a NaN in the window makes it NaN. Integer and
+// float dtypes (an integer window without input taps, possible only with
+// dilation, is the dtype's minimum; torch 1.13 has no integer max_pool,
+// and jax.lax.reduce_window with max gives the same; the gradient is for
+// floats). Its
+// gradient routes each cotangent to its window's maximum, adding where
+// windows overlap.
 func MaxPool(x *graph.Node, kernel []int, opts ...WindowOption) *graph.Node {
 	return pool("MaxPool", OpMaxPool, x, kernel, opts)
 }
@@ -531,6 +535,17 @@ func refPool(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		wi := p*yplane + w
 		switch n.Op() {
 		case OpMaxPool, OpMaxPoolGrad, OpMaxPoolSelect:
+			if n.DType().IsInt() { // MaxPool: the first maximum, the dtype's minimum for no taps
+				lo, _ := n.DType().IntRange()
+				x := in[0].I[p*plane : (p+1)*plane]
+				out.I[wi] = lo
+				for j, t := range taps {
+					if j == 0 || x[t] > out.I[wi] {
+						out.I[wi] = x[t]
+					}
+				}
+				return
+			}
 			x := in[0].F[p*plane : (p+1)*plane]
 			at := argMaxOf(x, taps)
 			switch {

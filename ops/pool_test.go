@@ -85,7 +85,7 @@ func TestPoolErrors(t *testing.T) {
 		"rank":     {func(g *graph.Graph) *graph.Node { return ops.MaxPool(g.Input("x", f32, 2, 8, 8), []int{2, 2}) }, graph.ErrShape, "MaxPool", "[2,8,8]"},
 		"kernel0":  {func(g *graph.Graph) *graph.Node { return ops.MaxPool(g.Input("x", f32, 2, 1, 8), []int{0}) }, graph.ErrInvalid, "MaxPool", "kernel [0] must be >= 1"},
 		"nokernel": {func(g *graph.Graph) *graph.Node { return ops.AvgPool(g.Input("x", f32, 2, 1, 8), nil) }, graph.ErrInvalid, "AvgPool", "1 to 3 entries"},
-		"int":      {func(g *graph.Graph) *graph.Node { return ops.MaxPool(g.Input("x", i32, 2, 1, 8), []int{2}) }, graph.ErrDType, "MaxPool", "float"},
+		"int":      {func(g *graph.Graph) *graph.Node { return ops.AvgPool(g.Input("x", i32, 2, 1, 8), []int{2}) }, graph.ErrDType, "AvgPool", "float"},
 		"pad": {func(g *graph.Graph) *graph.Node {
 			return ops.MaxPool(g.Input("x", f32, 2, 1, 8), []int{3}, ops.Padding(2))
 		}, graph.ErrInvalid, "MaxPool", "at most half the kernel"},

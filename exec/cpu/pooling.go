@@ -90,6 +90,21 @@ func preparePool(n *graph.Node) (*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n.Op() == ops.OpMaxPool && n.DType().IsInt() {
+		lo, _ := n.DType().IntRange()
+		switch n.DType() {
+		case tensor.Int8:
+			return maxPoolKernel(p, int8(lo)), nil
+		case tensor.Int16:
+			return maxPoolKernel(p, int16(lo)), nil
+		case tensor.Int32:
+			return maxPoolKernel(p, int32(lo)), nil
+		case tensor.Int64:
+			return maxPoolKernel(p, lo), nil
+		case tensor.Uint8:
+			return maxPoolKernel(p, uint8(lo)), nil
+		}
+	}
 	switch n.DType() {
 	case tensor.Float32:
 		return poolKernel[float32](n.Op(), p), nil
@@ -99,13 +114,22 @@ func preparePool(n *graph.Node) (*kernel, error) {
 	return nil, fmt.Errorf("no %v kernel for %v", n.Op(), n.DType())
 }
 
+// maxPoolKernel is MaxPool in the integer dtypes: low is the result of a
+// window without input taps (the dtype's minimum).
+func maxPoolKernel[T elem](p *poolPlan, low T) *kernel {
+	return planeKernel(p, func(a *args, i int) {
+		x, y := as[T](a.In(0)), as[T](a.Out())
+		maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], low)
+	})
+}
+
 func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
 	var plane func(a *args, i int)
 	switch op {
 	case ops.OpMaxPool:
 		plane = func(a *args, i int) {
 			x, y := as[T](a.In(0)), as[T](a.Out())
-			maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
+			maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], T(math.Inf(-1)))
 		}
 	case ops.OpMaxPoolGrad:
 		plane = func(a *args, i int) {
@@ -128,6 +152,11 @@ func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
 			avgGradPlane(p, g[i*p.outPlane:(i+1)*p.outPlane], dx[i*p.inPlane:(i+1)*p.inPlane])
 		}
 	}
+	return planeKernel(p, plane)
+}
+
+// planeKernel runs plane over the N*C planes in parallel.
+func planeKernel(p *poolPlan, plane func(a *args, i int)) *kernel {
 	per := max(1, p.inPlane+p.outPlane)
 	grain := max(1, grainElems/per)
 	step := max(1, checkElems/per)
@@ -157,9 +186,10 @@ func (p *poolPlan) window(od, oh, ow int, f func(pos int)) {
 
 // argMax is the window maximum of MaxPool (ops/pool.go): from -Inf at the
 // first in-bounds tap, a tap greater than the maximum or NaN replaces it.
-// It returns the position (-1 for a window without taps) and the value.
-func argMax[T float](p *poolPlan, x []T, od, oh, ow int) (int, T) {
-	at, m := -1, T(math.Inf(-1))
+// It returns the position (-1 for a window without taps) and the value
+// (low for none).
+func argMax[T elem](p *poolPlan, x []T, od, oh, ow int, low T) (int, T) {
+	at, m := -1, low
 	lo0, hi0, lo1, hi1, lo2, hi2 := p.kLo[0][od], p.kHi[0][od], p.kLo[1][oh], p.kHi[1][oh], p.kLo[2][ow], p.kHi[2][ow]
 	if lo0 >= hi0 || lo1 >= hi1 || lo2 >= hi2 {
 		return -1, m
@@ -187,7 +217,7 @@ func argMax[T float](p *poolPlan, x []T, od, oh, ow int) (int, T) {
 // data-dependent branches for numbers (the maximum from the builtin max,
 // the index from conditional moves): random data would mispredict most of
 // PyTorch's compare-and-replace branches.
-func max4[T float](a, b, c, d T) (int, T) {
+func max4[T elem](a, b, c, d T) (int, T) {
 	m := max(max(a, b), max(c, d))
 	k := 3
 	if c == m {
@@ -214,7 +244,7 @@ func max4[T float](a, b, c, d T) (int, T) {
 	return k, [4]T{a, b, c, d}[k]
 }
 
-func maxPlane[T float](p *poolPlan, x, y []T) {
+func maxPlane[T elem](p *poolPlan, x, y []T, low T) {
 	if p.fast2x2 {
 		W, OW := p.in[2], p.out[2]
 		for r := range p.out[0] * p.out[1] {
@@ -240,7 +270,7 @@ func maxPlane[T float](p *poolPlan, x, y []T) {
 	for od := range p.out[0] {
 		for oh := range p.out[1] {
 			for ow := range p.out[2] {
-				_, y[w] = argMax(p, x, od, oh, ow)
+				_, y[w] = argMax(p, x, od, oh, ow, low)
 				w++
 			}
 		}
@@ -249,18 +279,16 @@ func maxPlane[T float](p *poolPlan, x, y []T) {
 
 func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
 	if p.fast2x2 && p.in[2] == 2*p.out[2] && p.in[1] == 2*p.out[1] {
-		// the windows tile the plane: every position is written once
+		// the windows tile the plane: one store per window after clearing
+		clear(dx)
 		W, OW := p.in[2], p.out[2]
 		for r := range p.out[0] * p.out[1] {
 			base := r * 2 * W
 			r0, r1 := x[base:base+W], x[base+W:base+2*W]
-			d0, d1 := dx[base:base+W], dx[base+W:base+2*W]
 			gr := g[r*OW : (r+1)*OW]
 			for ow, gv := range gr {
 				i := 2 * ow
 				k, _ := max4(r0[i], r0[i+1], r1[i], r1[i+1])
-				var z T
-				d0[i], d0[i+1], d1[i], d1[i+1] = z, z, z, z
 				// the arg-max's offset from d0[i] in dx: 0, 1, W, W+1
 				dx[base+i+(k&1)+(k>>1)*W] = gv
 			}
@@ -272,7 +300,7 @@ func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
 	for od := range p.out[0] {
 		for oh := range p.out[1] {
 			for ow := range p.out[2] {
-				if at, _ := argMax(p, x, od, oh, ow); at >= 0 {
+				if at, _ := argMax(p, x, od, oh, ow, T(math.Inf(-1))); at >= 0 {
 					dx[at] += g[w]
 				}
 				w++
@@ -287,7 +315,7 @@ func maxSelectPlane[T float](p *poolPlan, x, h, y []T) {
 		for oh := range p.out[1] {
 			for ow := range p.out[2] {
 				var v T
-				if at, _ := argMax(p, x, od, oh, ow); at >= 0 {
+				if at, _ := argMax(p, x, od, oh, ow, T(math.Inf(-1))); at >= 0 {
 					v = h[at]
 				}
 				y[w] = v

@@ -19,7 +19,42 @@ import (
 // pooling primitive in float32 and float64 over the same options against
 // Eval (ops/pool.go's float64 reference).
 func poolCases() []Case {
-	return append(poolGoldenCases(), poolSweepCases()...)
+	return append(append(poolGoldenCases(), poolSweepCases()...), poolIntCases()...)
+}
+
+// poolIntCases run MaxPool in the integer dtypes (values over the whole
+// dtype, so windows hold its extremes) against Eval: the 2x2 loop, and
+// the general one with padding, dilation and ceil mode, including a
+// window with no input tap (the dtype's minimum).
+func poolIntCases() []Case {
+	var cs []Case
+	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8} {
+		lo, hi := dt.IntRange()
+		flo, fhi := float64(lo), float64(hi)+1
+		if dt == tensor.Int64 {
+			flo, fhi = -1e15, 1e15 // exactly representable in the float64 the inputs are drawn in
+		}
+		for i, c := range []struct {
+			name   string
+			shape  []int
+			kernel []int
+			opts   []ops.WindowOption
+		}{
+			{"2d-cnn-odd", []int{2, 3, 7, 9}, []int{2, 2}, nil},
+			{"1d-dil-pad-ceil", []int{2, 2, 9}, []int{3}, []ops.WindowOption{ops.Stride(2), ops.Padding(1), ops.Dilation(3), ops.CeilMode}},
+			// [2] padded by 1: the window's taps -1 and 2 both miss
+			{"1d-no-taps", []int{1, 2, 2}, []int{2}, []ops.WindowOption{ops.Stride(1), ops.Padding(1), ops.Dilation(3)}},
+		} {
+			cs = append(cs, Case{
+				Name: fmt.Sprintf("pool/max-int/%s/%s", c.name, dt.Short()),
+				Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+					ns, feeds := Inputs(g, Rand(dt, c.shape, flo, fhi, uint64(1600+i)))
+					return []*graph.Node{ops.MaxPool(ns[0], c.kernel, c.opts...)}, feeds
+				},
+			})
+		}
+	}
+	return cs
 }
 
 // poolInput is the goldens' input: element i is (i*mul) % mod - 5 (so
@@ -57,6 +92,9 @@ def case(name, shape, fn, nan_at=(), mod=11, mul=7):
 var nan = math.NaN()
 
 var poolGoldens = map[string]poolGolden{
+	"max1d-no-taps": {yShape: []int{1, 1, 1},
+		y:  []float64{math.Inf(-1)},
+		dx: []float64{0.0, 0.0}},
 	"max2d": {yShape: []int{1, 2, 2, 2},
 		y:  []float64{2.0, 5.0, 3.0, 5.0, nan, 2.0, 5.0, 3.0},
 		dx: []float64{0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 6.0, 0.0, 7.0, 0.0, 0.0, 0.0, 0.0, 0.0, 8.0}},
@@ -115,6 +153,10 @@ func poolGoldenCases() []Case {
 		{"max1d-dil", "F.max_pool1d(x, 3, 2, 1, dilation=2, ceil_mode=True), NaN at 13 and 15 (the last NaN gets the gradient)", f32, []int{2, 1, 9}, 11, 7, []int{13, 15},
 			func(x *graph.Node) *graph.Node {
 				return ops.MaxPool(x, []int{3}, ops.Stride(2), ops.Padding(1), ops.Dilation(2), ops.CeilMode)
+			}},
+		{"max1d-no-taps", "F.max_pool1d(x, 2, 1, 1, dilation=3): x has 2 elements, the window's taps -1 and 2 miss it: -Inf, no gradient", f32, []int{1, 1, 2}, 11, 7, nil,
+			func(x *graph.Node) *graph.Node {
+				return ops.MaxPool(x, []int{2}, ops.Stride(1), ops.Padding(1), ops.Dilation(3))
 			}},
 		{"max3d", "F.max_pool3d(x, 2, (1,2,1), (1,0,1), ceil_mode=True)", f64, []int{1, 1, 3, 4, 4}, 11, 7, nil,
 			func(x *graph.Node) *graph.Node {

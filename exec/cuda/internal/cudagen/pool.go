@@ -16,7 +16,8 @@ import (
 //   - MaxPool and MaxPoolSelect: a thread per window finds its arg-max as
 //     the CPU does (taps in row-major order from -Inf at the first
 //     in-bounds tap, a greater or NaN tap replaces it) and writes the
-//     maximum, or h at the arg-max.
+//     maximum, or h at the arg-max. MaxPool also runs in the integer
+//     dtypes (the dtype's minimum for a window without taps).
 //   - AvgPool: a thread per window sums its in-bounds taps in double and
 //     divides by PyTorch's divisor.
 //   - MaxPoolGrad and AvgPoolGrad: a gather, deterministic without
@@ -59,8 +60,11 @@ func (p poolGeom) outPlane() int64 { return p.out[0] * p.out[1] * p.out[2] }
 func poolRow() entry {
 	return entry{
 		check: func(n *graph.Node) error {
+			if n.Op() == ops.OpMaxPool && n.DType().IsInt() && cType(n.DType()) != "" {
+				return nil
+			}
 			if n.DType() != tensor.Float32 && n.DType() != tensor.Float64 {
-				return fmt.Errorf("needs float32 or float64")
+				return fmt.Errorf("needs float32 or float64 (MaxPool: or an integer dtype)")
 			}
 			return nil
 		},
@@ -107,6 +111,15 @@ func closeLoops(c *code) {
 // of plane x into at<sfx> (-1 for none) and m<sfx>.
 func (p poolGeom) argMax(c *code, dt tensor.DType, sfx, x string) {
 	c.line("long long at%s = -1LL;", sfx)
+	if dt.IsInt() { // no NaN; a window without taps is the dtype's minimum
+		lo, _ := dt.IntRange()
+		c.line("%s m%s = (%s)%s;", cType(dt), sfx, cType(dt), ll(lo))
+		p.taps(c, sfx)
+		c.line("const %s v%s = %s[pos%s];", cType(dt), sfx, x, sfx)
+		c.line("if (at%s < 0LL || v%s > m%s) { at%s = pos%s; m%s = v%s; }", sfx, sfx, sfx, sfx, sfx, sfx, sfx)
+		closeLoops(c)
+		return
+	}
 	c.line("%s m%s = -loom_inf_%s();", cType(dt), sfx, cInfos[dt].sfx)
 	p.taps(c, sfx)
 	c.line("const %s v%s = %s[pos%s];", cType(dt), sfx, x, sfx)
@@ -182,9 +195,9 @@ func (g *gen) pool(n *graph.Node) {
 		c.line("const long long ch = (i / %s) %% %s;", ll(p.in[2]), ll(p.in[1]))
 		c.line("const long long cd = (i / %s) %% %s;", ll(p.in[2]*p.in[1]), ll(p.in[0]))
 		c.line("const long long pl = i / %s;", ll(p.inPlane()))
-		c.line("const long long me = (cd * %s + ch) * %s + cw;", ll(p.in[1]), ll(p.in[2]))
 		c.line("double acc = 0.0;")
 		if n.Op() == ops.OpMaxPoolGrad {
+			c.line("const long long me = (cd * %s + ch) * %s + cw;", ll(p.in[1]), ll(p.in[2]))
 			c.line("const %s* x = in0 + pl * %s;", ct, ll(p.inPlane()))
 			c.line("const %s* g = in1 + pl * %s;", ct, ll(p.outPlane()))
 		} else {
