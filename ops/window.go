@@ -164,8 +164,9 @@ var windowOptionsOf = map[string][]string{
 // resolveWindow applies opts for the op named op over spatial spatial
 // dims: it refuses an option the op does not take, expands one-value
 // options to every dim, checks counts and ranges, and fills the defaults
-// (stride and dilation 1, no padding unless Same, one group). With Same,
-// PadLo and PadHi stay nil (see SamePads). A nil option is an error.
+// (stride and dilation 1, no padding unless Same, one group; Has tells
+// which options were given). With Same, PadLo and PadHi stay nil (see
+// SamePads). A nil option is an error.
 func resolveWindow(op string, spatial int, opts []WindowOption) (Window, error) {
 	var w Window
 	for i, o := range opts {
@@ -227,9 +228,14 @@ func resolveWindow(op string, spatial int, opts []WindowOption) (Window, error) 
 	if w.Groups == 0 {
 		w.Groups = 1
 	}
-	w.set, w.err = nil, nil
+	w.err = nil
 	return w, nil
 }
+
+// Has reports whether the option named name ("Stride", "Padding", ...)
+// was given: the pools default their stride to the kernel when "Stride"
+// was not.
+func (w Window) Has(name string) bool { return contains(w.set, name) }
 
 // SamePads fills PadLo and PadHi of a Same window for the given kernel
 // sizes (dilation·(k-1) per dim, the odd zero after); other windows are

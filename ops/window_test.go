@@ -29,7 +29,7 @@ func TestResolveWindow(t *testing.T) {
 		t.Fatalf("Same pads %v/%v, want [3 1]/[3 2]", w.PadLo, w.PadHi)
 	}
 	w, err = resolveWindow("AvgPool", 1, []WindowOption{CeilMode, ExcludePad, PaddingLoHi([]int{0}, []int{1})})
-	if err != nil || !w.Ceil || !w.ExcludePad || !slices.Equal(w.PadHi, []int{1}) {
+	if err != nil || !w.Ceil || !w.ExcludePad || !slices.Equal(w.PadHi, []int{1}) || w.Has("Stride") || !w.Has("CeilMode") {
 		t.Fatalf("pool options: %+v, %v", w, err)
 	}
 	for _, c := range []struct {

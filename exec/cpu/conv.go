@@ -32,6 +32,13 @@ import (
 // the input itself is the column matrix. Depthwise-like convolutions (one
 // input channel per group, cg = 1) are direct loops over the taps.
 //
+// Stride-1 convolutions with many channels per group (the common 3×3
+// layers) skip the column matrix altogether: the input is copied into a
+// zero-padded buffer, and each tap is one product with the filter's slice
+// over a shifted view of it (shiftGeo). Their input gradient is then the
+// same kind of convolution of dy with the reversed filter, and their
+// filter gradient one product per tap.
+//
 // Work is split into items whose boundaries depend on the shapes only
 // (batch, group, position chunk, row block), each item computing disjoint
 // outputs with a fixed order of additions, so results do not depend on the
@@ -117,6 +124,7 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 		row := col[(r-r0)*cnt : (r-r0+1)*cnt]
 		xc := x[c*g.sv : (c+1)*g.sv]
 		off := t2*g.dl[2] - g.pl[2]
+		flo, fhi := validRange(0, y2, g.st[2], off, s2) // of a whole row
 		a, b, e := p0/(y1*y2), (p0/y2)%y1, p0%y2
 		for j := 0; j < cnt; {
 			seg := min(y2-e, cnt-j)
@@ -127,8 +135,13 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 				clear(out)
 			} else {
 				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
-				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
-				clear(out[:lo-e])
+				lo, hi := max(flo, e), min(fhi, e+seg)
+				if hi < lo {
+					lo, hi = e, e
+				}
+				if lo > e {
+					clear(out[:lo-e])
+				}
 				if st := g.st[2]; st == 1 {
 					copy(out[lo-e:hi-e], xr[lo+off:hi+off])
 				} else {
@@ -136,7 +149,9 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 						out[u-e] = xr[u*st+off]
 					}
 				}
-				clear(out[hi-e:])
+				if hi < e+seg {
+					clear(out[hi-e:])
+				}
 			}
 			j += seg
 			e = 0
@@ -214,15 +229,37 @@ func prepareConv(nd *graph.Node) (*kernel, error) {
 func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
 	switch {
 	case op == ops.OpConv && g.cg == 1 && !g.identity:
+		if sh, ok := shiftGeoOf(g, 1, g.kv, depthShiftMinUseful); ok {
+			return depthwiseShiftKernel[T](g, sh, false)
+		}
 		return depthwiseKernel[T](g)
 	case op == ops.OpConvTranspose && g.cg == 1 && !g.identity:
+		if tg, ok := transposeAsConv(g); ok && g.og == 1 {
+			if sh, ok := shiftGeoOf(tg, 1, tg.kv, depthShiftMinUseful); ok {
+				return depthwiseShiftKernel[T](tg, sh, true)
+			}
+		}
 		return depthwiseTransposeKernel[T](g)
 	case op == ops.OpConvFilterGrad && g.cg == 1 && !g.identity:
+		if sh, ok := shiftGeoOf(g, 1, 1+g.kv, depthShiftMinUseful); ok {
+			return depthwiseShiftFilterGradKernel[T](g, sh)
+		}
 		return depthwiseFilterGradKernel[T](g)
 	case op == ops.OpConv:
+		if sh, ok := newShiftGeo(g); ok {
+			return convShiftKernel(g, sh, plan, false)
+		}
 		return convForwardKernel(g, plan)
 	case op == ops.OpConvTranspose:
+		if tg, ok := transposeAsConv(g); ok {
+			if sh, ok := newShiftGeo(tg); ok {
+				return convShiftKernel(tg, sh, plan, true)
+			}
+		}
 		return convTransposeKernel(g, plan)
+	}
+	if sh, ok := newShiftGeo(g); ok {
+		return convShiftFilterGradKernel(g, sh, plan)
 	}
 	return convFilterGradKernel(g, plan)
 }
@@ -680,4 +717,395 @@ func dot[T float32 | float64](x, y []T) T {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// shiftGeo is the geometry of the shifted products, for convolutions of
+// stride 1 with many channels per group: the input of one batch and group
+// is copied into a zero-padded buffer (dims P = S + lo + hi), in which
+// output position a sits at q = (a0·P1 + a1)·P2 + a2 and reads tap t at
+// q + shift[t]. Then y = Σ_t w[:, :, t] · xpad[:, shift[t]:] is one
+// product per tap over a contiguous run of q (the columns with a1 >= Y1
+// or a2 >= Y2 are computed and dropped), and no column matrix is built.
+type shiftGeo struct {
+	p     [3]int
+	pv, q int   // padded volume; positions from the first output to the last
+	shift []int // per tap
+}
+
+// Thresholds of the shifted products: enough channels per group for the
+// per-tap products to be efficient, and few dropped columns.
+// Each thread holds a padded copy of one image's group (and, for the
+// filter gradient, of dy's), at most shiftMaxBuffer elements each.
+const (
+	shiftMinChannels = 16
+	shiftMinUseful   = 0.85
+	shiftMaxBuffer   = 4 << 20
+	// Depthwise loops save more per call than the dropped columns cost.
+	depthShiftMinUseful = 0.5
+)
+
+func newShiftGeo(g *convGeo) (*shiftGeo, bool) {
+	if g.identity || g.cg < shiftMinChannels || g.n*g.groups < 4 {
+		return nil, false
+	}
+	return shiftGeoOf(g, g.cg, g.og, shiftMinUseful)
+}
+
+// shiftGeoOf is the shifted layout of a stride-1 convolution, refused when
+// it would drop too many columns or a thread's copies (cin planes of the
+// input, cout rows of positions) would be too large.
+func shiftGeoOf(g *convGeo, cin, cout int, minUseful float64) (*shiftGeo, bool) {
+	sh := &shiftGeo{}
+	for d := 0; d < 3; d++ {
+		if g.st[d] != 1 {
+			return nil, false
+		}
+		sh.p[d] = g.y[d] + (g.k[d]-1)*g.dl[d]
+	}
+	sh.pv = sh.p[0] * sh.p[1] * sh.p[2]
+	sh.q = ((g.y[0]-1)*sh.p[1]+g.y[1]-1)*sh.p[2] + g.y[2]
+	if float64(g.yv) < minUseful*float64(sh.q) || cin*sh.pv > shiftMaxBuffer || cout*sh.q > shiftMaxBuffer {
+		return nil, false
+	}
+	sh.shift = make([]int, g.kv)
+	for t := range sh.shift {
+		t2, t1, t0 := t%g.k[2], (t/g.k[2])%g.k[1], t/(g.k[2]*g.k[1])
+		sh.shift[t] = (t0*g.dl[0]*sh.p[1]+t1*g.dl[1])*sh.p[2] + t2*g.dl[2]
+	}
+	return sh, true
+}
+
+// shiftChunk is the positions a shifted product covers at a time.
+const shiftChunk = 512
+
+// convShiftKernel: items are (batch, group); each pads its input, then for
+// each chunk of positions sums the per-tap products into a block and
+// copies its kept columns to y.
+//
+// With flip it computes ConvTranspose as this convolution of dy (g is then
+// transposeAsConv's geometry): the filter read as [C, O/G, K...] with
+// every tap reversed.
+func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T], flip bool) *kernel {
+	pc := min(shiftChunk, sh.q)
+	chunks := (sh.q + pc - 1) / pc
+	tail := sh.q - (chunks-1)*pc
+	full, last := plan(false, false, g.og, pc, g.cg), plan(false, false, g.og, tail, g.cg)
+	return &kernel{bind: func(a *args) func() {
+		wsLen := max(full.WorkspaceFloats(), last.WorkspaceFloats())
+		xpad, blk, ws := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			// The borders stay zero: every item writes the same interior.
+			xpad[i], blk[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*pc), make([]T, wsLen)
+		}
+		// wr[g][t] is w[g][:, :, t] (og × cg), rearranged once per run.
+		wr := make([]T, g.o*g.ck)
+		l := a.Loop(func(lo, hi, part int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			done := a.Done()
+			xp, bk := xpad[part], blk[part]
+			for it := lo; it < hi; it++ {
+				if stop.Done(done) {
+					return
+				}
+				b, gr := it/g.groups, it%g.groups
+				xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+				for c := 0; c < g.cg; c++ {
+					for i0 := 0; i0 < g.s[0]; i0++ {
+						for i1 := 0; i1 < g.s[1]; i1++ {
+							dst := c*sh.pv + ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+							src := c*g.sv + (i0*g.s[1]+i1)*g.s[2]
+							copy(xp[dst:dst+g.s[2]], xg[src:src+g.s[2]])
+						}
+					}
+				}
+				yg := y[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
+				for ch := 0; ch < chunks; ch++ {
+					q0, cnt, p := ch*pc, pc, full
+					if ch == chunks-1 {
+						cnt, p = tail, last
+					}
+					for t, off := range sh.shift {
+						var beta T
+						if t > 0 {
+							beta = 1
+						}
+						wt := wr[(gr*g.kv+t)*g.og*g.cg : (gr*g.kv+t+1)*g.og*g.cg]
+						if !runTasks(done, p, 1, wt, g.cg, xp[q0+off:], sh.pv, beta, bk, cnt, ws[part]) {
+							return
+						}
+					}
+					// Copy the kept columns, a run of each padded row at a time.
+					q := q0
+					for q < q0+cnt {
+						a2 := q % sh.p[2]
+						a1 := (q / sh.p[2]) % sh.p[1]
+						a0 := q / (sh.p[2] * sh.p[1])
+						end := min(q0+cnt, q-a2+sh.p[2])
+						if a1 < g.y[1] && a2 < g.y[2] {
+							n := min(end, q-a2+g.y[2]) - q
+							dst := (a0*g.y[1]+a1)*g.y[2] + a2
+							for o := 0; o < g.og; o++ {
+								copy(yg[o*g.yv+dst:o*g.yv+dst+n], bk[o*cnt+q-q0:])
+							}
+						}
+						q = end
+					}
+				}
+			}
+		})
+		items := g.n * g.groups
+		return func() {
+			w := as[T](a.In(1))
+			for gr := 0; gr < g.groups; gr++ {
+				for o := 0; o < g.og; o++ {
+					for c := 0; c < g.cg; c++ {
+						if flip { // w is [c'=o... ]: w[gr][c][o][kv-1-t]
+							src := w[((gr*g.cg+c)*g.og+o)*g.kv:]
+							for t := 0; t < g.kv; t++ {
+								wr[((gr*g.kv+t)*g.og+o)*g.cg+c] = src[g.kv-1-t]
+							}
+							continue
+						}
+						src := w[((gr*g.og+o)*g.cg+c)*g.kv:]
+						for t := 0; t < g.kv; t++ {
+							wr[((gr*g.kv+t)*g.og+o)*g.cg+c] = src[t]
+						}
+					}
+				}
+			}
+			l.Run(items, 1, 0)
+		}
+	}}
+}
+
+// transposeAsConv is, for a convolution of stride 1 whose padding is at
+// most the dilated window's reach (dilation·(K-1)) on each side, the
+// geometry of the convolution that computes its ConvTranspose: dy
+// convolved with the filter read as [C, O/G, K...] and every tap reversed,
+// padded by dilation·(K-1) - padding on each side (low and high).
+func transposeAsConv(g *convGeo) (*convGeo, bool) {
+	t := &convGeo{n: g.n, c: g.o, o: g.c, groups: g.groups, cg: g.og, og: g.cg,
+		s: g.y, k: g.k, y: g.s, st: g.st, dl: g.dl, sv: g.yv, kv: g.kv, yv: g.sv, ck: g.og * g.kv}
+	for d := 0; d < 3; d++ {
+		reach := (g.k[d] - 1) * g.dl[d]
+		hi := g.s[d] + g.pl[d] - g.y[d] // reach minus the high padding
+		if g.st[d] != 1 || g.pl[d] > reach || hi < 0 {
+			return nil, false
+		}
+		t.pl[d] = reach - g.pl[d]
+	}
+	return t, true
+}
+
+// convShiftFilterGradKernel is the filter gradient over the shifted
+// products: dw[:, :, t] = Σ_n dy'[n] · xpad[n][:, shift[t]:]ᵀ, where dy' is
+// dy laid out on the padded positions with zeros in the dropped columns.
+// Items are (batch slice, group), each summing its images into its own
+// partial gradient (tap-major); the partials are then added in order.
+func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
+	p := plan(false, true, g.og, g.cg, sh.q)
+	dwLen := g.o * g.ck
+	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
+	return &kernel{bind: func(a *args) func() {
+		xpad, dyp, ws := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range ws {
+			// Borders and dropped columns stay zero: every image writes
+			// the same places.
+			xpad[i], dyp[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*sh.q), make([]T, p.WorkspaceFloats())
+		}
+		partial := make([]T, slices*dwLen) // [slice][group][tap][o][c]
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy := as[T](a.In(0)), as[T](a.In(1))
+			done := a.Done()
+			xp, dp := xpad[part], dyp[part]
+			for it := lo; it < hi; it++ {
+				sl, gr := it/g.groups, it%g.groups
+				pt := partial[sl*dwLen+gr*g.og*g.ck : sl*dwLen+(gr+1)*g.og*g.ck]
+				clear(pt)
+				for b := sl * g.n / slices; b < (sl+1)*g.n/slices; b++ {
+					if stop.Done(done) {
+						return
+					}
+					xg := x[(b*g.c+gr*g.cg)*g.sv : (b*g.c+(gr+1)*g.cg)*g.sv]
+					for c := 0; c < g.cg; c++ {
+						for i0 := 0; i0 < g.s[0]; i0++ {
+							for i1 := 0; i1 < g.s[1]; i1++ {
+								dst := c*sh.pv + ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+								src := c*g.sv + (i0*g.s[1]+i1)*g.s[2]
+								copy(xp[dst:dst+g.s[2]], xg[src:src+g.s[2]])
+							}
+						}
+					}
+					dyg := dy[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
+					for o := 0; o < g.og; o++ {
+						for a0 := 0; a0 < g.y[0]; a0++ {
+							for a1 := 0; a1 < g.y[1]; a1++ {
+								dst := o*sh.q + (a0*sh.p[1]+a1)*sh.p[2]
+								src := o*g.yv + (a0*g.y[1]+a1)*g.y[2]
+								copy(dp[dst:dst+g.y[2]], dyg[src:src+g.y[2]])
+							}
+						}
+					}
+					for t, off := range sh.shift {
+						if !runTasks(done, p, 1, dp, sh.q, xp[off:], sh.pv, 1, pt[t*g.og*g.cg:(t+1)*g.og*g.cg], g.cg, ws[part]) {
+							return
+						}
+					}
+				}
+			}
+		})
+		items := slices * g.groups
+		return func() {
+			l.Run(items, 1, 0)
+			if a.Stopped() {
+				return
+			}
+			dw := as[T](a.Out())
+			for gr := 0; gr < g.groups; gr++ {
+				for o := 0; o < g.og; o++ {
+					for c := 0; c < g.cg; c++ {
+						d := dw[((gr*g.og+o)*g.cg+c)*g.kv : ((gr*g.og+o)*g.cg+c+1)*g.kv]
+						for t := range d {
+							i := ((gr*g.kv+t)*g.og+o)*g.cg + c
+							v := partial[i]
+							for sl := 1; sl < slices; sl++ {
+								v += partial[sl*dwLen+i]
+							}
+							d[t] = v
+						}
+					}
+				}
+			}
+		}
+	}}
+}
+
+// depthwiseShiftKernel is the depthwise convolution of stride 1 over the
+// shifted layout: each input plane is copied into a zero-padded buffer, and
+// the output plane, laid out on the padded positions, is one FMA per tap
+// over the whole plane (wb holds each tap's weight repeated); its kept
+// columns are then copied to y. Items are (output channel, batch), so a
+// thread fills wb once per channel. With flip, g is transposeAsConv's
+// geometry of a depthwise convolution without multiplier (og = 1) and the
+// kernel computes its ConvTranspose (dy convolved with the reversed taps).
+func depthwiseShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, flip bool) *kernel {
+	fma := fmaOf[T]()
+	return &kernel{bind: func(a *args) func() {
+		xpad, ypad, wb := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		cur := make([]int, a.Threads()) // the channel whose taps wb holds
+		for i := range xpad {
+			xpad[i], ypad[i], wb[i] = make([]T, sh.pv), make([]T, sh.q), make([]T, g.kv*sh.q)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, w, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			xp, yp, wt := xpad[part], ypad[part], wb[part]
+			for it := lo; it < hi; it++ {
+				if a.Stopped() {
+					return
+				}
+				o, b := it/g.n, it%g.n
+				c := o / g.og
+				if cur[part] != o {
+					for t := 0; t < g.kv; t++ {
+						v := w[o*g.kv+t]
+						if flip {
+							v = w[o*g.kv+g.kv-1-t]
+						}
+						r := wt[t*sh.q : (t+1)*sh.q]
+						for i := range r {
+							r[i] = v
+						}
+					}
+					cur[part] = o
+				}
+				xc := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+				for i0 := 0; i0 < g.s[0]; i0++ {
+					for i1 := 0; i1 < g.s[1]; i1++ {
+						dst := ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+						src := (i0*g.s[1] + i1) * g.s[2]
+						copy(xp[dst:dst+g.s[2]], xc[src:src+g.s[2]])
+					}
+				}
+				clear(yp)
+				for t, off := range sh.shift {
+					fma(yp, wt[t*sh.q:(t+1)*sh.q], xp[off:off+sh.q], yp)
+				}
+				yo := y[(b*g.o+o)*g.yv : (b*g.o+o+1)*g.yv]
+				for a0 := 0; a0 < g.y[0]; a0++ {
+					for a1 := 0; a1 < g.y[1]; a1++ {
+						src := (a0*sh.p[1] + a1) * sh.p[2]
+						dst := (a0*g.y[1] + a1) * g.y[2]
+						copy(yo[dst:dst+g.y[2]], yp[src:src+g.y[2]])
+					}
+				}
+			}
+		})
+		return func() {
+			for i := range cur {
+				cur[i] = -1 // the weights may have changed since the last run
+			}
+			l.Run(g.o*g.n, 1, 0)
+		}
+	}}
+}
+
+// depthwiseShiftFilterGradKernel is the depthwise filter gradient over
+// the shifted layout: for each tap, acc_t += dy'·xpad[shift_t:] over the
+// padded positions of every image (dy' with zeros in the dropped columns),
+// one FMA per tap and image; dw[o, t] is then the sum of acc_t. Items are
+// output channels.
+func depthwiseShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kernel {
+	fma := fmaOf[T]()
+	return &kernel{bind: func(a *args) func() {
+		xpad, dyp, acc := make([][]T, a.Threads()), make([][]T, a.Threads()), make([][]T, a.Threads())
+		for i := range xpad {
+			xpad[i], dyp[i], acc[i] = make([]T, sh.pv), make([]T, sh.q), make([]T, g.kv*sh.q)
+		}
+		l := a.Loop(func(lo, hi, part int) {
+			x, dy, dw := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			xp, dp, ac := xpad[part], dyp[part], acc[part]
+			for o := lo; o < hi; o++ {
+				c := o / g.og
+				clear(ac)
+				for b := 0; b < g.n; b++ {
+					if a.Stopped() {
+						return
+					}
+					xc := x[(b*g.c+c)*g.sv : (b*g.c+c+1)*g.sv]
+					for i0 := 0; i0 < g.s[0]; i0++ {
+						for i1 := 0; i1 < g.s[1]; i1++ {
+							dst := ((i0+g.pl[0])*sh.p[1]+i1+g.pl[1])*sh.p[2] + g.pl[2]
+							src := (i0*g.s[1] + i1) * g.s[2]
+							copy(xp[dst:dst+g.s[2]], xc[src:src+g.s[2]])
+						}
+					}
+					yo := dy[(b*g.o+o)*g.yv : (b*g.o+o+1)*g.yv]
+					for a0 := 0; a0 < g.y[0]; a0++ {
+						for a1 := 0; a1 < g.y[1]; a1++ {
+							dst := (a0*sh.p[1] + a1) * sh.p[2]
+							src := (a0*g.y[1] + a1) * g.y[2]
+							copy(dp[dst:dst+g.y[2]], yo[src:src+g.y[2]])
+						}
+					}
+					for t, off := range sh.shift {
+						r := ac[t*sh.q : (t+1)*sh.q]
+						fma(r, dp, xp[off:off+sh.q], r)
+					}
+				}
+				for t := 0; t < g.kv; t++ {
+					var s0, s1, s2, s3 T
+					r := ac[t*sh.q : (t+1)*sh.q]
+					i := 0
+					for ; i+4 <= len(r); i += 4 {
+						s0, s1, s2, s3 = s0+r[i], s1+r[i+1], s2+r[i+2], s3+r[i+3]
+					}
+					for ; i < len(r); i++ {
+						s0 += r[i]
+					}
+					dw[o*g.kv+t] = (s0 + s1) + (s2 + s3)
+				}
+			}
+		})
+		return func() { l.Run(g.o, 1, 0) }
+	}}
 }

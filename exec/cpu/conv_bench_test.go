@@ -26,13 +26,15 @@ func BenchmarkConv(b *testing.B) {
 		w        []int
 		opts     []ops.WindowOption
 		backward bool
+		biasRelu bool // Relu(ConvBias(x, w, b)): what fusing the epilogue would save
 	}{
-		{"conv3x3/fwd", []int{64, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, false},
-		{"conv3x3/fwdbwd", []int{64, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, true},
-		{"depthwise3x3/fwd", []int{64, 1, 3, 3}, []ops.WindowOption{ops.Padding(1), ops.Groups(64)}, false},
-		{"depthwise3x3/fwdbwd", []int{64, 1, 3, 3}, []ops.WindowOption{ops.Padding(1), ops.Groups(64)}, true},
-		{"pointwise1x1/fwd", []int{64, 64, 1, 1}, nil, false},
-		{"pointwise1x1/fwdbwd", []int{64, 64, 1, 1}, nil, true},
+		{"conv3x3/fwd", []int{64, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, false, false},
+		{"conv3x3/fwdbwd", []int{64, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, true, false},
+		{"conv3x3-bias-relu/fwd", []int{64, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, false, true},
+		{"depthwise3x3/fwd", []int{64, 1, 3, 3}, []ops.WindowOption{ops.Padding(1), ops.Groups(64)}, false, false},
+		{"depthwise3x3/fwdbwd", []int{64, 1, 3, 3}, []ops.WindowOption{ops.Padding(1), ops.Groups(64)}, true, false},
+		{"pointwise1x1/fwd", []int{64, 64, 1, 1}, nil, false, false},
+		{"pointwise1x1/fwdbwd", []int{64, 64, 1, 1}, nil, true, false},
 	}
 	for _, threads := range []int{1, 2} {
 		be, err := cpu.New(cpu.Threads(threads))
@@ -49,6 +51,11 @@ func BenchmarkConv(b *testing.B) {
 				feeds := exec.Feeds{
 					x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 1),
 					w: exectest.Rand(tensor.Float32, w.Shape(), -0.1, 0.1, 2),
+				}
+				if c.biasRelu {
+					bias := g.Input("b", tensor.Float32, c.w[0])
+					feeds[bias] = exectest.Rand(tensor.Float32, bias.Shape(), -1, 1, 4)
+					y = ops.Relu(ops.ConvBias(x, w, bias, c.opts...))
 				}
 				outs := []*graph.Node{y}
 				macs := float64(y.Shape().Size()) * float64(c.w[1]*c.w[2]*c.w[3])

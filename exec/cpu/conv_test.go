@@ -2,8 +2,10 @@ package cpu_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
@@ -45,6 +47,14 @@ var convSweep = []convShape{
 	// Filter gradient: two row blocks (576 rows) and three batch slices.
 	{[]int{3, 64, 10, 9}, []int{5, 64, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d wide"},
 	{[]int{3, 8, 6, 6}, []int{4, 4, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.Stride(2)}, "2d grouped batch slices"},
+	// Shifted products (stride 1, >= 16 channels per group, N·G >= 4).
+	{[]int{2, 32, 12, 30}, []int{6, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted grouped"},
+	{[]int{4, 16, 5, 20, 40}, []int{3, 16, 2, 2, 3}, []ops.WindowOption{ops.Dilation(1, 2, 1), ops.Padding(1)}, "3d shifted dilated"},
+	{[]int{4, 16, 130}, []int{5, 16, 5}, []ops.WindowOption{ops.Same}, "1d shifted"},
+	// ... and transposed (>= 16 output channels per group).
+	{[]int{2, 32, 10, 12}, []int{32, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted both ways"},
+	{[]int{4, 16, 100}, []int{16, 16, 5}, []ops.WindowOption{ops.Dilation(2), ops.Padding(3)}, "1d shifted both ways dilated"},
+	{[]int{2, 6, 20, 17}, []int{6, 1, 3, 5}, []ops.WindowOption{ops.Groups(6), ops.Dilation(2, 1), ops.PaddingLoHi([]int{2, 1}, []int{1, 2})}, "depthwise shifted both ways"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every
@@ -104,5 +114,55 @@ func TestConvAgainstReference(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestConvCancel: a cancelled Run stops inside each convolution kernel
+// (they check the context between work items and internal/gemm between
+// its blocks) well before the kernel would end.
+func TestConvCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few large convolutions")
+	}
+	be, err := cpu.New(cpu.Threads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	dt := tensor.Float32
+	g := graph.New()
+	x := g.Input("x", dt, 48, 64, 40, 40)
+	w := g.Input("w", dt, 64, 64, 3, 3)
+	y := ops.Conv(x, w, ops.Padding(1))
+	dy := g.Input("dy", dt, y.Shape()...)
+	a := y.Attr().(opdef.ConvAttr)
+	ta, fa := a, a
+	ta.Size, fa.Size = []int{40, 40}, []int{3, 3}
+	feeds := exec.Feeds{x: exectest.Rand(dt, x.Shape(), -1, 1, 1), w: exectest.Rand(dt, w.Shape(), -1, 1, 2), dy: exectest.Rand(dt, dy.Shape(), -1, 1, 3)}
+	for _, n := range []*graph.Node{y, ops.Apply(ops.OpConvTranspose, ta, dy, w), ops.Apply(ops.OpConvFilterGrad, fa, x, dy)} {
+		t.Run(opdef.Lookup(n.Op()).Name, func(t *testing.T) {
+			p, err := exec.Compile(be, []*graph.Node{n}, exec.IgnoreUnusedFeeds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			out := []*tensor.Tensor{tensor.Zeros(dt, n.Shape()...)}
+			start := time.Now()
+			if err := p.RunInto(context.Background(), feeds, out); err != nil {
+				t.Fatal(err)
+			}
+			full := time.Since(start)
+			ctx, cancel := context.WithTimeout(context.Background(), full/20)
+			defer cancel()
+			start = time.Now()
+			err = p.RunInto(ctx, feeds, out)
+			took := time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("cancelled run: %v, want the deadline's error", err)
+			}
+			if took > full/2 {
+				t.Errorf("cancelled after %v, the run stopped after %v (a full run takes %v)", full/20, took, full)
+			}
+		})
 	}
 }

@@ -134,6 +134,8 @@ func convRandomCases() []Case {
 		{"2d-depthwise", []int{2, 4, 7, 7}, []int{8, 1, 3, 3}, []ops.WindowOption{ops.Groups(4), ops.Same}},
 		{"2d-1x1", []int{2, 6, 5, 5}, []int{4, 6, 1, 1}, nil},
 		{"3d", []int{1, 2, 4, 5, 5}, []int{3, 2, 2, 2, 3}, []ops.WindowOption{ops.Padding(1, 0, 1), ops.Stride(1, 1, 2)}},
+		// Many channels at stride 1 (the CPU's shifted products).
+		{"2d-wide", []int{4, 16, 8, 7}, []int{16, 16, 3, 3}, []ops.WindowOption{ops.PaddingLoHi([]int{1, 0}, []int{1, 2})}},
 	}
 	var cs []Case
 	for gi, gm := range geoms {
