@@ -8,7 +8,8 @@ import (
 
 // CheckSpecs are the small cases on which every engine must agree with
 // loom: both MLPs, the chains on [1,1024] and [4,1024], two matrix
-// products and the cross-entropy.
+// products, the cross-entropy, the small charlm, sort, top-k, the
+// embedding, four small convolutions and the CNN step.
 func CheckSpecs() []Spec {
 	return []Spec{
 		MLPSpec(64, 784, 256, 10),
@@ -24,6 +25,13 @@ func CheckSpecs() []Spec {
 		SortSpec(4096),
 		TopKSpec(4096, 100),
 		EmbedSpec(1000, 64, 4096),
+		// issue 15: a plain, a strided depthwise, a pointwise and a
+		// grouped convolution, and the example CNN's training step.
+		ConvSpec(2, 4, 6, 9, 3, 1, 1, 1),
+		ConvSpec(2, 6, 6, 9, 3, 2, 1, 6),
+		ConvSpec(2, 4, 8, 7, 1, 1, 0, 1),
+		ConvSpec(2, 4, 6, 9, 3, 1, 1, 2),
+		CNNSpec(8),
 	}
 }
 

@@ -37,6 +37,9 @@ type Instance interface {
 	//	matmul: "out": the product.
 	//	xent:   "loss": the loss; "grad": its gradient with respect to the logits.
 	//	charlm: "loss": the losses of three successive training steps.
+	//	conv:   "out": the convolution; "dx", "dw": its gradients by the
+	//	        input and the filter for the upstream gradient.
+	//	cnn:    "loss": the losses of three successive training steps.
 	//	sort:   "out": the sorted values.
 	//	topk:   "values", "indices": the k largest and their indices.
 	//

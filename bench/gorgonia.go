@@ -107,8 +107,11 @@ func (e *Gorgonia) New(s Spec) (inst Instance, err error) {
 			err = fmt.Errorf("gorgonia: building %s: %v", s.Name, r)
 		}
 	}()
-	if s.Kind == KindCharLM {
+	switch s.Kind {
+	case KindCharLM:
 		return nil, fmt.Errorf("%w: gorgonia: no twin of the charlm transformer (its attention, LayerNorm and AdamW would have to be written in Gorgonia)", ErrUnavailable)
+	case KindConv, KindCNN:
+		return nil, fmt.Errorf("%w: gorgonia: no twin of the convolution workloads (issue 15 compares with PyTorch only)", ErrUnavailable)
 	}
 	g := G.NewGraph()
 	in := &gorgoniaInst{spec: s, g: g}

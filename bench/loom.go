@@ -65,7 +65,10 @@ func f32(data []float32, shape ...int) *tensor.Tensor {
 //	sort:   ops.Sort(x, 0, false); topk: ops.TopK(x, k, 0, true);
 //	embed:  ops.Gather(table, ids, 0) and autodiff.VJP by the table for the upstream
 //	        gradient gy (an IndexAdd into zeros);
-//	charlm: see newCharLM.
+//	charlm: see newCharLM;
+//	conv:   ops.Conv(x, w, Stride, Padding, Groups) and autodiff.VJP by x and w for
+//	        the upstream gradient gy (see newConv);
+//	cnn:    examples/cnn's model with package nn, Adam (see newCNN).
 func (e *Loom) New(s Spec) (Instance, error) {
 	g := graph.New()
 	in := &loomInst{spec: s}
@@ -134,6 +137,13 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		if outs, opts, err = e.newCharLM(g, s, in); err != nil {
 			return nil, err
 		}
+	case KindConv:
+		outs = newConv(g, s, in)
+	case KindCNN:
+		var err error
+		if outs, opts, err = e.newCNN(g, s, in); err != nil {
+			return nil, err
+		}
 	case KindSort, KindTopK:
 		x := g.Input("x", tensor.Float32, s.N)
 		if s.Kind == KindSort {
@@ -166,6 +176,12 @@ func (e *Loom) New(s Spec) (Instance, error) {
 		return nil, err
 	}
 	in.prog = prog
+	if s.Kind == KindCNN {
+		if err := in.setCNNParams(); err != nil {
+			prog.Close()
+			return nil, err
+		}
+	}
 	for _, o := range outs {
 		in.outs = append(in.outs, tensor.Zeros(o.DType(), o.Shape()...))
 	}
@@ -192,7 +208,7 @@ func values(t *tensor.Tensor) []float32 {
 
 func (in *loomInst) Check() (map[string][]float64, error) {
 	res := map[string][]float64{}
-	if in.spec.Kind == KindCharLM {
+	if in.spec.Kind == KindCharLM || in.spec.Kind == KindCNN {
 		var losses []float64
 		for i := 0; i < 3; i++ {
 			if err := in.step(); err != nil {
@@ -242,6 +258,10 @@ func (in *loomInst) Check() (map[string][]float64, error) {
 	case KindEmbed:
 		res["out"] = subsample(values(in.outs[0]))
 		res["grad"] = subsample(values(in.outs[1]))
+	case KindConv:
+		res["out"] = subsample(values(in.outs[0]))
+		res["dx"] = subsample(values(in.outs[1]))
+		res["dw"] = subsample(values(in.outs[2]))
 	default:
 		res["out"] = subsample(values(in.outs[0]))
 	}

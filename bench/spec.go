@@ -53,15 +53,31 @@ type Spec struct {
 	// sort, topk: N elements; topk: the K largest.
 	K int `json:"k,omitempty"`
 
+	// conv (see ConvSpec): Batch images of InC channels, Size×Size, by
+	// OutC filters of Kernel×Kernel, Stride, Pad on every side, Groups.
+	// cnn (see CNNSpec): Batch images of Channels[0] channels, Size×Size;
+	// stages of Channels[l] → Channels[l+1]; Classes classes; Adam, LR.
+	InC      int   `json:"in_c,omitempty"`
+	OutC     int   `json:"out_c,omitempty"`
+	Size     int   `json:"size,omitempty"`
+	Kernel   int   `json:"kernel,omitempty"`
+	Stride   int   `json:"stride,omitempty"`
+	Pad      int   `json:"pad,omitempty"`
+	Groups   int   `json:"groups,omitempty"`
+	Channels []int `json:"channels,omitempty"`
+
 	// Seed is the base of the seeds of every input (see the builders).
 	Seed uint64 `json:"seed"`
 }
 
 // FLOPs is the floating-point operation count of one iteration where it is
-// well defined (matmul: 2n³), else 0.
+// well defined (matmul: 2n³; conv: see convFLOPs), else 0.
 func (s Spec) FLOPs() float64 {
-	if s.Kind == KindMatMul {
+	switch s.Kind {
+	case KindMatMul:
 		return 2 * float64(s.N) * float64(s.N) * float64(s.N)
+	case KindConv:
+		return s.convFLOPs()
 	}
 	return 0
 }
@@ -162,6 +178,8 @@ func Workloads(quick bool) []Spec {
 			MatMulSpec(64),
 			XentSpec(256, 1000),
 			CharLMCheckSpec(),
+			ConvSpec(2, 8, 8, 12, 3, 1, 1, 1),
+			CNNSpec(8),
 		}
 	}
 	ws := []Spec{MLPSpec(64, 784, 256, 10), MLPSpec(256, 784, 1024, 1024, 10)}
@@ -174,7 +192,21 @@ func Workloads(quick bool) []Spec {
 		ws = append(ws, MatMulSpec(n))
 	}
 	ws = append(ws, SortSpec(1<<20), TopKSpec(1<<20, 100)) // issue 14
-	return append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192), CharLMSpec())
+	ws = append(ws, XentSpec(256, 1000), EmbedSpec(50000, 512, 8192), CharLMSpec())
+	return append(ws, ConvWorkloads()...) // issue 15
+}
+
+// ConvWorkloads are issue 15's: the 3×3 convolution 64 → 64 on 56×56
+// (batch 32, stride 1, padding 1), the depthwise 3×3 and the pointwise 1×1
+// at the same size, and one training step of examples/cnn's model (batch
+// 64, the example's).
+func ConvWorkloads() []Spec {
+	return []Spec{
+		ConvSpec(32, 64, 64, 56, 3, 1, 1, 1),
+		ConvSpec(32, 64, 64, 56, 3, 1, 1, 64),
+		ConvSpec(32, 64, 64, 56, 1, 1, 0, 1),
+		CNNSpec(64),
+	}
 }
 
 // Filter keeps the specs whose names match re (nil keeps all).

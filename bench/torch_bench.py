@@ -315,7 +315,80 @@ class Embed:
         return {"out": subsample(out), "grad": subsample(self.table.grad)}
 
 
-KINDS = {"mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed, "charlm": CharLM}
+class Conv:
+    """bench.ConvSpec: F.conv2d(x, w, stride, padding, groups=G) and its
+    backward for the upstream gradient gy into x.grad and w.grad."""
+
+    def __init__(self, s):
+        n, c, o, sz, k, seed = s["batch"], s["in_c"], s["out_c"], s["size"], s["kernel"], s["seed"]
+        self.stride, self.pad, self.groups = s.get("stride", 1), s.get("pad", 0), s.get("groups", 1)
+        fan_in = c // self.groups * k * k
+        a = 1 / math.sqrt(fan_in)
+        y = (sz + 2 * self.pad - k) // self.stride + 1
+        self.x = uniform(seed, n * c * sz * sz, -1, 1).reshape(n, c, sz, sz).requires_grad_(True)
+        self.w = uniform(seed + 1, o * fan_in, -a, a).reshape(o, c // self.groups, k, k).requires_grad_(True)
+        self.gy = uniform(seed + 2, n * o * y * y, -1, 1).reshape(n, o, y, y)
+
+    def step(self):
+        self.x.grad = None
+        self.w.grad = None
+        y = F.conv2d(self.x, self.w, stride=self.stride, padding=self.pad, groups=self.groups)
+        y.backward(self.gy)
+        return y
+
+    def check(self):
+        y = self.step()
+        return {"out": subsample(y), "dx": subsample(self.x.grad), "dw": subsample(self.w.grad)}
+
+
+class CNN:
+    """bench.CNNSpec, examples/cnn's model: stages of nn.Conv2d (3x3,
+    padding 1, bias), nn.BatchNorm2d (training mode), ReLU, F.max_pool2d(2);
+    flatten, nn.Linear; F.cross_entropy; torch.optim.Adam. Parameters as
+    cnnParams (the linear weight laid out [in,out])."""
+
+    def __init__(self, s):
+        ch, sz, b, k, seed = s["channels"], s["size"], s["batch"], s["classes"], s["seed"]
+        self.x = uniform(seed, b * ch[0] * sz * sz, 0, 1).reshape(b, ch[0], sz, sz)
+        self.t = classes(seed + 1, b, k)
+        self.stages = []
+        params = []
+        side = sz
+        for l in range(len(ch) - 1):
+            cin, cout = ch[l], ch[l + 1]
+            a = 1 / math.sqrt(9 * cin)
+            conv = torch.nn.Conv2d(cin, cout, 3, padding=1)
+            bn = torch.nn.BatchNorm2d(cout)  # eps 1e-5, momentum 0.1, gain 1, bias 0
+            with torch.no_grad():
+                conv.weight.copy_(uniform(seed + 10 + 2 * l, cout * cin * 9, -a, a).reshape(cout, cin, 3, 3))
+                conv.bias.copy_(uniform(seed + 11 + 2 * l, cout, -a, a))
+            self.stages.append((conv, bn))
+            params += [conv.weight, conv.bias, bn.weight, bn.bias]
+            side //= 2
+        f = ch[-1] * side * side
+        a = 1 / math.sqrt(f)
+        self.lin = torch.nn.Linear(f, k)
+        with torch.no_grad():
+            self.lin.weight.copy_(uniform(seed + 50, f * k, -a, a).reshape(f, k).t())
+            self.lin.bias.copy_(uniform(seed + 51, k, -a, a))
+        params += [self.lin.weight, self.lin.bias]
+        self.opt = torch.optim.Adam(params, lr=s["lr"])
+
+    def step(self):
+        self.opt.zero_grad(set_to_none=True)
+        h = self.x
+        for conv, bn in self.stages:
+            h = F.max_pool2d(F.relu(bn(conv(h))), 2)
+        loss = F.cross_entropy(self.lin(h.flatten(1)), self.t)
+        loss.backward()
+        self.opt.step()
+        return loss
+
+    def check(self):
+        return {"loss": [float(self.step().item()) for _ in range(3)]}
+
+
+KINDS = {"conv": Conv, "cnn": CNN, "mlp": MLP, "chain": Chain, "matmul": MatMul, "xent": Xent, "sort": Sort, "topk": TopK, "embed": Embed, "charlm": CharLM}
 
 
 def main():

@@ -40,6 +40,7 @@ import (
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/examples/internal/device"
+	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
@@ -425,8 +426,18 @@ func run(w io.Writer, c config) (*result, error) {
 	}
 	fmt.Fprintf(w, "validation loss at step %d: %.4f (ln %d = %.4f)\n", start, res.initLoss, len(data.vocab), math.Log(float64(len(data.vocab))))
 
-	bar := newProgress(w, c.progress, c.steps, start)
-	var evalTime time.Duration
+	bar := &report.Progress{W: w, InPlace: c.progress, Lines: 10, Smooth: 20}
+	bar.Start(c.steps, start)
+	var evalTime, elapsed time.Duration
+	val, step := -1.0, start // the latest validation loss (-1: none yet) and step
+	line := func(b string, loss float64) string {
+		v := ""
+		if val >= 0 {
+			v = fmt.Sprintf("  val %.4f", val)
+		}
+		perStep := elapsed.Seconds() * 1e3 / float64(max(1, step-start))
+		return fmt.Sprintf("step %5d/%d %s  loss %.4f%s  %5.1f ms/step", step, c.steps, b, loss, v, perStep)
+	}
 	trainStart := time.Now()
 	for i := start; i < c.steps; i++ {
 		runCtx := ctx
@@ -449,12 +460,13 @@ func run(w io.Writer, c config) (*result, error) {
 			}
 			evalTime += time.Since(e)
 			res.val = append(res.val, valPoint{i + 1, v})
-			bar.val = v
+			val = v
 		}
-		bar.update(i+1, l, time.Since(trainStart)-evalTime)
+		step, elapsed = i+1, time.Since(trainStart)-evalTime
+		bar.Update(step, l, line)
 	}
 	res.elapsed = time.Since(trainStart) - evalTime
-	bar.done()
+	bar.Done(line)
 	if n := len(res.losses); n > 0 {
 		fmt.Fprintf(w, "trained %d steps in %v (%.1f ms/step, %.0f tokens/s)\n", n, res.elapsed.Round(time.Millisecond),
 			res.elapsed.Seconds()*1e3/float64(n), float64(n*c.batch*c.model.ctx)/res.elapsed.Seconds())
@@ -465,7 +477,7 @@ func run(w io.Writer, c config) (*result, error) {
 
 	if c.outDir != "" && len(res.losses) > 0 {
 		tracePath := filepath.Join(c.outDir, "trace.json")
-		if err := writeTrace(t.rec, tracePath); err != nil {
+		if err := report.WriteTrace(t.rec, tracePath); err != nil {
 			return nil, err
 		}
 		plotPath := filepath.Join(c.outDir, "loss.png")
@@ -491,16 +503,4 @@ func run(w io.Writer, c config) (*result, error) {
 		fmt.Fprintf(w, "sample (temperature %g, top-%d):\n%s\n", c.temperature, c.topK, text)
 	}
 	return res, nil
-}
-
-func writeTrace(rec *profile.Recorder, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rec.WriteTrace(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

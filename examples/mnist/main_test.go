@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomgraph/loom/examples/internal/mnist"
 	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -20,7 +21,7 @@ func smallConfig(out string) config {
 
 func needData(t *testing.T) {
 	t.Helper()
-	if _, err := dataDir(); err != nil {
+	if _, err := mnist.DataDir(); err != nil {
 		t.Skipf("MNIST data not available: %v", err)
 	}
 }

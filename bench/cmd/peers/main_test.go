@@ -14,7 +14,8 @@ import (
 // TestQuick is the smoke test: one quick round of every workload with the
 // engines that are available (PyTorch is not installed by a test), a
 // table on stdout and a JSON file. Gorgonia has no twin of the charlm
-// transformer: it must say so (unavailable) rather than fail.
+// transformer nor of the convolutions: it must say so (unavailable)
+// rather than fail.
 func TestQuick(t *testing.T) {
 	dir := t.TempDir()
 	var out, log bytes.Buffer
@@ -43,8 +44,9 @@ func TestQuick(t *testing.T) {
 	for _, w := range rep.Workloads {
 		for _, n := range []string{"loom", "gorgonia"} {
 			r := w.Engines[n]
-			if n == "gorgonia" && w.Spec.Kind == bench.KindCharLM && r != nil && strings.Contains(r.Error, bench.ErrUnavailable.Error()) {
-				continue // no Gorgonia twin of the transformer
+			noTwin := w.Spec.Kind == bench.KindCharLM || w.Spec.Kind == bench.KindConv || w.Spec.Kind == bench.KindCNN
+			if n == "gorgonia" && noTwin && r != nil && strings.Contains(r.Error, bench.ErrUnavailable.Error()) {
+				continue // no Gorgonia twin of the transformer or the convolutions
 			}
 			if r == nil || r.MedianNs <= 0 || len(r.NsPerIter) != 1 {
 				t.Errorf("%s: %s: %+v, want one timing", w.Spec.Name, n, r)

@@ -1,4 +1,4 @@
-package main
+package mnist
 
 import (
 	"bytes"
@@ -91,7 +91,7 @@ func TestLoadSet(t *testing.T) {
 func TestLoadMNIST(t *testing.T) {
 	dir := t.TempDir()
 	pixels := func(n int) []byte {
-		p := make([]byte, n*mnistPixels)
+		p := make([]byte, n*Pixels)
 		for i := range p {
 			p[i] = byte(i * 7)
 		}
@@ -102,36 +102,36 @@ func TestLoadMNIST(t *testing.T) {
 	writeFile(t, dir, trainLabelsFile, gzipped(t, idxLabels(testLabels)))
 	writeFile(t, dir, testImagesFile, gzipped(t, idxImages(2, 28, 28, test)))
 	writeFile(t, dir, testLabelsFile, gzipped(t, idxLabels([]byte{1, 2})))
-	trainSet, testSet, err := loadMNIST(dir)
+	trainSet, testSet, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name   string
-		set    *dataset
+		set    *Dataset
 		pixels []byte
 		labels []byte
 	}{{"train", trainSet, train, testLabels}, {"test", testSet, test, []byte{1, 2}}} {
-		if c.set.n != len(c.labels) || len(c.set.x) != c.set.n*mnistPixels {
-			t.Errorf("%s: n = %d, len(x) = %d, want %d and %d", c.name, c.set.n, len(c.set.x), len(c.labels), len(c.labels)*mnistPixels)
+		if c.set.N != len(c.labels) || len(c.set.X) != c.set.N*Pixels {
+			t.Errorf("%s: n = %d, len(x) = %d, want %d and %d", c.name, c.set.N, len(c.set.X), len(c.labels), len(c.labels)*Pixels)
 			continue
 		}
 		for i, p := range c.pixels {
-			if want := float32(p) / 255; c.set.x[i] != want {
-				t.Fatalf("%s: x[%d] = %g, want %g (pixel %d)", c.name, i, c.set.x[i], want, p)
+			if want := float32(p) / 255; c.set.X[i] != want {
+				t.Fatalf("%s: x[%d] = %g, want %g (pixel %d)", c.name, i, c.set.X[i], want, p)
 			}
 		}
-		if !bytes.Equal(c.set.y, c.labels) {
-			t.Errorf("%s: y = %v, want %v", c.name, c.set.y, c.labels)
+		if !bytes.Equal(c.set.Y, c.labels) {
+			t.Errorf("%s: y = %v, want %v", c.name, c.set.Y, c.labels)
 		}
 	}
-	if i := bytes.IndexByte(train, 255); trainSet.x[i] != 1 {
-		t.Errorf("pixel 255 scaled to %g, want 1", trainSet.x[i])
+	if i := bytes.IndexByte(train, 255); trainSet.X[i] != 1 {
+		t.Errorf("pixel 255 scaled to %g, want 1", trainSet.X[i])
 	}
 
 	// Images of the wrong size are refused.
 	writeFile(t, dir, testImagesFile, gzipped(t, idxImages(2, 28, 14, test[:2*28*14])))
-	if _, _, err := loadMNIST(dir); err == nil || !strings.Contains(err.Error(), "images are 28×14 pixels, want 28×28") ||
+	if _, _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "images are 28×14 pixels, want 28×28") ||
 		!strings.Contains(err.Error(), filepath.Join(dir, testImagesFile)) {
 		t.Errorf("28×14 images: err = %v", err)
 	}
@@ -244,12 +244,12 @@ func TestLoadSetErrors(t *testing.T) {
 // TestRealMNIST loads the real data set when it is available and checks
 // the well-known facts about it.
 func TestRealMNIST(t *testing.T) {
-	dir, err := dataDir()
+	dir, err := DataDir()
 	if err != nil {
 		t.Skipf("MNIST data not available: %v", err)
 	}
 	start := time.Now()
-	train, test, err := loadMNIST(dir)
+	train, test, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestRealMNIST(t *testing.T) {
 
 	for _, c := range []struct {
 		name   string
-		set    *dataset
+		set    *Dataset
 		n      int
 		first  uint8
 		counts [10]int
@@ -266,16 +266,16 @@ func TestRealMNIST(t *testing.T) {
 		{"test", test, 10000, 7, [10]int{980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}},
 	} {
 		s := c.set
-		if s.n != c.n || len(s.y) != c.n || len(s.x) != c.n*mnistPixels {
+		if s.N != c.n || len(s.Y) != c.n || len(s.X) != c.n*Pixels {
 			t.Errorf("%s: n = %d, len(y) = %d, len(x) = %d, want %d, %d, %d (28×28 images)",
-				c.name, s.n, len(s.y), len(s.x), c.n, c.n, c.n*mnistPixels)
+				c.name, s.N, len(s.Y), len(s.X), c.n, c.n, c.n*Pixels)
 			continue
 		}
-		if s.y[0] != c.first {
-			t.Errorf("%s: first label %d, want %d", c.name, s.y[0], c.first)
+		if s.Y[0] != c.first {
+			t.Errorf("%s: first label %d, want %d", c.name, s.Y[0], c.first)
 		}
 		var counts [10]int
-		for i, l := range s.y {
+		for i, l := range s.Y {
 			if l > 9 {
 				t.Fatalf("%s: label %d at index %d", c.name, l, i)
 			}
@@ -284,7 +284,7 @@ func TestRealMNIST(t *testing.T) {
 		if counts != c.counts {
 			t.Errorf("%s: label counts %v, want %v", c.name, counts, c.counts)
 		}
-		lo, hi := slices.Min(s.x), slices.Max(s.x)
+		lo, hi := slices.Min(s.X), slices.Max(s.X)
 		if lo != 0 || hi != 1 {
 			t.Errorf("%s: pixels range over [%g, %g], want [0, 1]", c.name, lo, hi)
 		}
@@ -317,7 +317,7 @@ func fakeDataDir(t *testing.T, dir string) {
 }
 
 // inFakeCache returns the data directory of GoMNIST under the module cache
-// root, at the version dataDir looks for.
+// root, at the version DataDir looks for.
 func inFakeCache(t *testing.T, root string) string {
 	t.Helper()
 	modPath, version, replaceDir := gomnistLocation()
@@ -327,7 +327,7 @@ func inFakeCache(t *testing.T, root string) string {
 	return filepath.Join(root, escapeModulePath(modPath)+"@"+escapeModulePath(version), "data")
 }
 
-// isolate points every place dataDir looks at to empty directories, and
+// isolate points every place DataDir looks at to empty directories, and
 // returns them.
 func isolate(t *testing.T) (modCache, gopath, home string) {
 	modCache, gopath, home = t.TempDir(), t.TempDir(), t.TempDir()
@@ -343,13 +343,13 @@ func TestDataDirEnv(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	t.Setenv("LOOM_MNIST_DIR", dir)
-	_, err := dataDir()
+	_, err := DataDir()
 	if err == nil || !strings.Contains(err.Error(), "LOOM_MNIST_DIR="+dir) || !strings.Contains(err.Error(), "no "+trainImagesFile) {
 		t.Errorf("empty LOOM_MNIST_DIR: err = %v", err)
 	}
 	fakeDataDir(t, dir)
-	if got, err := dataDir(); err != nil || got != dir {
-		t.Errorf("dataDir() = %q, %v, want %q", got, err, dir)
+	if got, err := DataDir(); err != nil || got != dir {
+		t.Errorf("DataDir() = %q, %v, want %q", got, err, dir)
 	}
 }
 
@@ -364,8 +364,8 @@ func TestDataDirModCache(t *testing.T) {
 			}[where]
 			want := inFakeCache(t, root)
 			fakeDataDir(t, want)
-			if got, err := dataDir(); err != nil || got != want {
-				t.Errorf("dataDir() = %q, %v, want %q", got, err, want)
+			if got, err := DataDir(); err != nil || got != want {
+				t.Errorf("DataDir() = %q, %v, want %q", got, err, want)
 			}
 		})
 	}
@@ -398,14 +398,14 @@ func TestDataDirGoEnv(t *testing.T) {
 	t.Setenv("GOENV", config)
 	want := inFakeCache(t, root)
 	fakeDataDir(t, want)
-	if got, err := dataDir(); err != nil || got != want {
-		t.Errorf("dataDir() = %q, %v, want %q", got, err, want)
+	if got, err := DataDir(); err != nil || got != want {
+		t.Errorf("DataDir() = %q, %v, want %q", got, err, want)
 	}
 }
 
 func TestDataDirNotFound(t *testing.T) {
 	modCache, gopath, home := isolate(t)
-	_, err := dataDir()
+	_, err := DataDir()
 	if err == nil {
 		t.Fatal("no error")
 	}

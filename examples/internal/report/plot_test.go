@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"os"
@@ -14,9 +14,12 @@ import (
 // labelled tick at every epoch, y (log) from 0.004/1.15 to 3.0·1.15.
 func TestLossPlot(t *testing.T) {
 	losses := []float64{3.0, 1.0, 0.5, 0.2, 0.1, 0, 0.004, 0.01}
-	p, err := lossPlot(losses, 4)
+	p, err := LossPlot(losses, 4, "title")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p.Title.Text != "title" {
+		t.Errorf("title %q, want %q", p.Title.Text, "title")
 	}
 	if p.X.Min != 0 || p.X.Max != 2 {
 		t.Errorf("x range [%g, %g], want [0, 2]", p.X.Min, p.X.Max)
@@ -31,11 +34,11 @@ func TestLossPlot(t *testing.T) {
 	if got, want := labels(p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)), []string{"0", "1", "2"}; !equal(got, want) {
 		t.Errorf("x tick labels %q, want %q", got, want)
 	}
-	if _, err := lossPlot(nil, 4); err == nil {
+	if _, err := LossPlot(nil, 4, "title"); err == nil {
 		t.Error("no losses: no error")
 	}
 	path := filepath.Join(t.TempDir(), "loss.png")
-	if err := plotLoss(losses, 4, path); err != nil {
+	if err := PlotLoss(losses, 4, "title", path); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Size() < 1000 {
