@@ -95,21 +95,11 @@ func defaultConfig() config {
 }
 
 func main() {
-	c, err := parseFlags(os.Args[1:], os.Stderr)
-	if err == flag.ErrHelp {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "charlm:", err)
-		os.Exit(2)
-	}
-	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		c.progress = true
-	}
-	if _, err := run(os.Stdout, c); err != nil {
-		fmt.Fprintln(os.Stderr, "charlm:", err)
-		os.Exit(1)
-	}
+	report.Main("charlm", parseFlags, func(w io.Writer, c config, terminal bool) error {
+		c.progress = terminal
+		_, err := run(w, c)
+		return err
+	})
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {

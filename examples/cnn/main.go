@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,21 +62,11 @@ type result struct {
 }
 
 func main() {
-	c, err := parseFlags(os.Args[1:], os.Stderr)
-	if err == flag.ErrHelp {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cnn:", err)
-		os.Exit(2)
-	}
-	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		c.progress = true
-	}
-	if _, err := train(os.Stdout, c); err != nil {
-		fmt.Fprintln(os.Stderr, "cnn:", err)
-		os.Exit(1)
-	}
+	report.Main("cnn", parseFlags, func(w io.Writer, c config, terminal bool) error {
+		c.progress = terminal
+		_, err := train(w, c)
+		return err
+	})
 }
 
 // parseFlags reads the command line into a config.

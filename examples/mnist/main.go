@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,21 +59,11 @@ type result struct {
 }
 
 func main() {
-	c, err := parseFlags(os.Args[1:], os.Stderr)
-	if err == flag.ErrHelp {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mnist:", err)
-		os.Exit(2)
-	}
-	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		c.progress = true
-	}
-	if _, err := train(os.Stdout, c); err != nil {
-		fmt.Fprintln(os.Stderr, "mnist:", err)
-		os.Exit(1)
-	}
+	report.Main("mnist", parseFlags, func(w io.Writer, c config, terminal bool) error {
+		c.progress = terminal
+		_, err := train(w, c)
+		return err
+	})
 }
 
 // parseFlags reads the command line into a config.
