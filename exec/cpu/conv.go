@@ -733,12 +733,16 @@ type shiftGeo struct {
 }
 
 // Thresholds of the shifted products: enough channels per group for the
-// per-tap products to be efficient, and few dropped columns.
+// per-tap products to be efficient, and few dropped columns. 0.75 admits
+// a 3×3 window on a 7×7 map (49 of 61 columns kept), where the shifted
+// products beat im2col, whose per-row copies of 7 elements dominate
+// (cnn/train-step/b64's last stage: its Conv, ConvTranspose and
+// ConvFilterGrad about 1.4x faster).
 // Each thread holds a padded copy of one image's group (and, for the
 // filter gradient, of dy's), at most shiftMaxBuffer elements each.
 const (
 	shiftMinChannels = 16
-	shiftMinUseful   = 0.85
+	shiftMinUseful   = 0.75
 	shiftMaxBuffer   = 4 << 20
 	// Depthwise loops save more per call than the dropped columns cost.
 	depthShiftMinUseful = 0.5
