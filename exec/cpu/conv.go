@@ -227,6 +227,14 @@ func prepareConv(nd *graph.Node) (*kernel, error) {
 }
 
 func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
+	if op == ops.OpConv || op == ops.OpConvFilterGrad {
+		if sh, ok := newShiftColGeo(g); ok {
+			if op == ops.OpConv {
+				return convShiftColKernel(g, sh, plan)
+			}
+			return convShiftColFilterGradKernel(g, sh, plan)
+		}
+	}
 	switch {
 	case op == ops.OpConv && g.cg == 1 && !g.identity:
 		if sh, ok := shiftGeoOf(g, 1, g.kv, depthShiftMinUseful); ok {
@@ -902,12 +910,18 @@ func transposeAsConv(g *convGeo) (*convGeo, bool) {
 }
 
 // convShiftFilterGradKernel is the filter gradient over the shifted
-// products: dw[:, :, t] = Σ_n dy'[n] · xpad[n][:, shift[t]:]ᵀ, where dy' is
-// dy laid out on the padded positions with zeros in the dropped columns.
+// products: dw[:, :, t]ᵀ = Σ_n xpad[n][:, shift[t]:] · dy'[n]ᵀ, where dy'
+// is dy laid out on the padded positions with zeros in the dropped
+// columns, held transposed (position-major, [q][og]): each tap's product
+// then has the output channels as its columns (the wider side, filling
+// the micro-kernel's 32 columns) and operands that pack by copying, where
+// dw[:, :, t] = dy'·xpadᵀ gathered a transposed operand per tap and ran
+// the half-width micro-kernel on cg = 16 columns. dy' is transposed once
+// per image.
 // Items are (batch slice, group), each summing its images into its own
 // partial gradient (tap-major); the partials are then added in order.
 func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
-	p := plan(false, true, g.og, g.cg, sh.q)
+	p := plan(false, false, g.cg, g.og, sh.q)
 	dwLen := g.o * g.ck
 	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
 	return &kernel{bind: func(a *args) func() {
@@ -917,7 +931,7 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 			// the same places.
 			xpad[i], dyp[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*sh.q), make([]T, p.WorkspaceFloats())
 		}
-		partial := make([]T, slices*dwLen) // [slice][group][tap][o][c]
+		partial := make([]T, slices*dwLen) // [slice][group][tap][c][o]
 		l := a.Loop(func(lo, hi, part int) {
 			x, dy := as[T](a.In(0)), as[T](a.In(1))
 			done := a.Done()
@@ -941,17 +955,20 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 						}
 					}
 					dyg := dy[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
-					for o := 0; o < g.og; o++ {
-						for a0 := 0; a0 < g.y[0]; a0++ {
-							for a1 := 0; a1 < g.y[1]; a1++ {
-								dst := o*sh.q + (a0*sh.p[1]+a1)*sh.p[2]
-								src := o*g.yv + (a0*g.y[1]+a1)*g.y[2]
-								copy(dp[dst:dst+g.y[2]], dyg[src:src+g.y[2]])
+					for a0 := 0; a0 < g.y[0]; a0++ {
+						for a1 := 0; a1 < g.y[1]; a1++ {
+							dst := (a0*sh.p[1] + a1) * sh.p[2] * g.og
+							src := (a0*g.y[1] + a1) * g.y[2]
+							row := dp[dst : dst+g.y[2]*g.og]
+							for o := 0; o < g.og; o++ {
+								for a2, v := range dyg[o*g.yv+src : o*g.yv+src+g.y[2]] {
+									row[a2*g.og+o] = v
+								}
 							}
 						}
 					}
 					for t, off := range sh.shift {
-						if !runTasks(done, p, 1, dp, sh.q, xp[off:], sh.pv, 1, pt[t*g.og*g.cg:(t+1)*g.og*g.cg], g.cg, ws[part]) {
+						if !runTasks(done, p, 1, xp[off:], sh.pv, dp, g.og, 1, pt[t*g.og*g.cg:(t+1)*g.og*g.cg], g.og, ws[part]) {
 							return
 						}
 					}
@@ -970,7 +987,7 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 					for c := 0; c < g.cg; c++ {
 						d := dw[((gr*g.og+o)*g.cg+c)*g.kv : ((gr*g.og+o)*g.cg+c+1)*g.kv]
 						for t := range d {
-							i := ((gr*g.kv+t)*g.og+o)*g.cg + c
+							i := ((gr*g.kv+t)*g.cg+c)*g.og + o
 							v := partial[i]
 							for sl := 1; sl < slices; sl++ {
 								v += partial[sl*dwLen+i]

@@ -33,7 +33,7 @@ func BenchmarkMaxPool(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, s := range [][]int{{64, 32, 28, 28}, {128, 32, 28, 28}, {64, 64, 14, 14}, {128, 64, 14, 14}} {
+		for _, s := range [][]int{{64, 32, 28, 28}, {128, 32, 28, 28}, {64, 64, 14, 14}, {128, 64, 14, 14}, {64, 16, 28, 28}, {64, 32, 14, 14}, {64, 64, 7, 7}} {
 			for _, grad := range []bool{false, true} {
 				name := "fwd"
 				if grad {
