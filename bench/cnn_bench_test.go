@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"flag"
+	"math"
 	"os"
 	"testing"
 
@@ -69,4 +70,53 @@ func TestCNNProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.WriteSummary(os.Stdout)
+}
+
+// TestCNNStepThreads: three training steps of cnn/train-step/b64 on 1, 2
+// and 3 kernel threads give the same bits: the losses and every
+// parameter after the steps.
+func TestCNNStepThreads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	var want [][]float32
+	for _, threads := range []int{1, 2, 3} {
+		e, err := NewLoom(threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := e.New(CNNSpec(64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := inst.(*loomInst)
+		var got [][]float32
+		for i := 0; i < 3; i++ {
+			if err := in.step(); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, append([]float32(nil), values(in.outs[0])...))
+		}
+		for _, p := range in.params {
+			v, err := in.prog.Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, append([]float32(nil), values(v)...))
+		}
+		in.Close()
+		e.Close()
+		if want == nil {
+			want = got
+			continue
+		}
+		for k := range want {
+			for j := range want[k] {
+				if math.Float32bits(got[k][j]) != math.Float32bits(want[k][j]) {
+					t.Errorf("%d threads: value %d[%d] = %v, 1 thread %v", threads, k, j, got[k][j], want[k][j])
+					break
+				}
+			}
+		}
+	}
 }
