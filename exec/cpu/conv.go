@@ -227,6 +227,14 @@ func prepareConv(nd *graph.Node) (*kernel, error) {
 }
 
 func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
+	if op == ops.OpConv || op == ops.OpConvFilterGrad {
+		if sh, ok := newShiftColGeo(g); ok {
+			if op == ops.OpConv {
+				return convShiftColKernel(g, sh, plan)
+			}
+			return convShiftColFilterGradKernel(g, sh, plan)
+		}
+	}
 	switch {
 	case op == ops.OpConv && g.cg == 1 && !g.identity:
 		if sh, ok := shiftGeoOf(g, 1, g.kv, depthShiftMinUseful); ok {
@@ -733,12 +741,16 @@ type shiftGeo struct {
 }
 
 // Thresholds of the shifted products: enough channels per group for the
-// per-tap products to be efficient, and few dropped columns.
+// per-tap products to be efficient, and few dropped columns. 0.75 admits
+// a 3×3 window on a 7×7 map (49 of 61 columns kept), where the shifted
+// products beat im2col, whose per-row copies of 7 elements dominate
+// (cnn/train-step/b64's last stage: its Conv, ConvTranspose and
+// ConvFilterGrad about 1.4x faster).
 // Each thread holds a padded copy of one image's group (and, for the
 // filter gradient, of dy's), at most shiftMaxBuffer elements each.
 const (
 	shiftMinChannels = 16
-	shiftMinUseful   = 0.85
+	shiftMinUseful   = 0.75
 	shiftMaxBuffer   = 4 << 20
 	// Depthwise loops save more per call than the dropped columns cost.
 	depthShiftMinUseful = 0.5
@@ -774,6 +786,12 @@ func shiftGeoOf(g *convGeo, cin, cout int, minUseful float64) (*shiftGeo, bool) 
 	}
 	return sh, true
 }
+
+// fgTransposedBelow: the shifted filter gradient's products take the
+// output channels as columns below this many input channels per group
+// (the micro-kernel's 32 columns), and where there are more output
+// channels than input channels.
+const fgTransposedBelow = 32
 
 // shiftChunk is the positions a shifted product covers at a time.
 const shiftChunk = 512
@@ -900,10 +918,22 @@ func transposeAsConv(g *convGeo) (*convGeo, bool) {
 // convShiftFilterGradKernel is the filter gradient over the shifted
 // products: dw[:, :, t] = Σ_n dy'[n] · xpad[n][:, shift[t]:]ᵀ, where dy' is
 // dy laid out on the padded positions with zeros in the dropped columns.
+// With fewer input than output channels per group, or fewer than
+// fgTransposedBelow (tr), it computes dw[:, :, t]ᵀ = Σ_n xpad[n][:, shift[t]:] · dy'[n]ᵀ instead,
+// dy' held transposed (position-major, [q][og]): the product's columns
+// are then the output channels, where cg = 16 columns ran the half-width
+// micro-kernel and packed a transposed operand per tap; dy' is transposed
+// once per image, which costs more than it saves with as many input
+// channels as output channels (a ResNet stage's 64 and 64: 5% slower;
+// the CNN's 32 to 64: 5% faster).
 // Items are (batch slice, group), each summing its images into its own
 // partial gradient (tap-major); the partials are then added in order.
 func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[T]) *kernel {
+	tr := g.cg < fgTransposedBelow || g.cg < g.og
 	p := plan(false, true, g.og, g.cg, sh.q)
+	if tr {
+		p = plan(false, false, g.cg, g.og, sh.q)
+	}
 	dwLen := g.o * g.ck
 	slices := max(1, min(g.n, fgSlices, fgPartial/max(dwLen, 1)))
 	return &kernel{bind: func(a *args) func() {
@@ -913,7 +943,7 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 			// the same places.
 			xpad[i], dyp[i], ws[i] = make([]T, g.cg*sh.pv), make([]T, g.og*sh.q), make([]T, p.WorkspaceFloats())
 		}
-		partial := make([]T, slices*dwLen) // [slice][group][tap][o][c]
+		partial := make([]T, slices*dwLen) // [slice][group][tap][o][c], or [c][o] when tr
 		l := a.Loop(func(lo, hi, part int) {
 			x, dy := as[T](a.In(0)), as[T](a.In(1))
 			done := a.Done()
@@ -937,17 +967,34 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 						}
 					}
 					dyg := dy[(b*g.o+gr*g.og)*g.yv : (b*g.o+(gr+1)*g.og)*g.yv]
-					for o := 0; o < g.og; o++ {
-						for a0 := 0; a0 < g.y[0]; a0++ {
-							for a1 := 0; a1 < g.y[1]; a1++ {
-								dst := o*sh.q + (a0*sh.p[1]+a1)*sh.p[2]
-								src := o*g.yv + (a0*g.y[1]+a1)*g.y[2]
-								copy(dp[dst:dst+g.y[2]], dyg[src:src+g.y[2]])
+					for a0 := 0; a0 < g.y[0]; a0++ {
+						for a1 := 0; a1 < g.y[1]; a1++ {
+							src := (a0*g.y[1] + a1) * g.y[2]
+							if !tr {
+								dst := (a0*sh.p[1] + a1) * sh.p[2]
+								for o := 0; o < g.og; o++ {
+									copy(dp[o*sh.q+dst:o*sh.q+dst+g.y[2]], dyg[o*g.yv+src:o*g.yv+src+g.y[2]])
+								}
+								continue
+							}
+							dst := (a0*sh.p[1] + a1) * sh.p[2] * g.og
+							row := dp[dst : dst+g.y[2]*g.og]
+							for o := 0; o < g.og; o++ {
+								for a2, v := range dyg[o*g.yv+src : o*g.yv+src+g.y[2]] {
+									row[a2*g.og+o] = v
+								}
 							}
 						}
 					}
 					for t, off := range sh.shift {
-						if !runTasks(done, p, 1, dp, sh.q, xp[off:], sh.pv, 1, pt[t*g.og*g.cg:(t+1)*g.og*g.cg], g.cg, ws[part]) {
+						pt := pt[t*g.og*g.cg : (t+1)*g.og*g.cg]
+						ok := false
+						if tr {
+							ok = runTasks(done, p, 1, xp[off:], sh.pv, dp, g.og, 1, pt, g.og, ws[part])
+						} else {
+							ok = runTasks(done, p, 1, dp, sh.q, xp[off:], sh.pv, 1, pt, g.cg, ws[part])
+						}
+						if !ok {
 							return
 						}
 					}
@@ -967,6 +1014,9 @@ func convShiftFilterGradKernel[T float32 | float64](g *convGeo, sh *shiftGeo, pl
 						d := dw[((gr*g.og+o)*g.cg+c)*g.kv : ((gr*g.og+o)*g.cg+c+1)*g.kv]
 						for t := range d {
 							i := ((gr*g.kv+t)*g.og+o)*g.cg + c
+							if tr {
+								i = ((gr*g.kv+t)*g.cg+c)*g.og + o
+							}
 							v := partial[i]
 							for sl := 1; sl < slices; sl++ {
 								v += partial[sl*dwLen+i]

@@ -51,10 +51,17 @@ var convSweep = []convShape{
 	{[]int{2, 32, 12, 30}, []int{6, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted grouped"},
 	{[]int{4, 16, 5, 20, 40}, []int{3, 16, 2, 2, 3}, []ops.WindowOption{ops.Dilation(1, 2, 1), ops.Padding(1)}, "3d shifted dilated"},
 	{[]int{4, 16, 130}, []int{5, 16, 5}, []ops.WindowOption{ops.Same}, "1d shifted"},
+	{[]int{4, 32, 9, 10}, []int{8, 32, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d shifted 32 channels"},
 	// ... and transposed (>= 16 output channels per group).
 	{[]int{2, 32, 10, 12}, []int{32, 16, 3, 3}, []ops.WindowOption{ops.Groups(2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d shifted both ways"},
 	{[]int{4, 16, 100}, []int{16, 16, 5}, []ops.WindowOption{ops.Dilation(2), ops.Padding(3)}, "1d shifted both ways dilated"},
 	{[]int{2, 6, 20, 17}, []int{6, 1, 3, 5}, []ops.WindowOption{ops.Groups(6), ops.Dilation(2, 1), ops.PaddingLoHi([]int{2, 1}, []int{1, 2})}, "depthwise shifted both ways"},
+	// Column products on the padded layout (stride 1, < 16 channels and
+	// >= 8 outputs per group): a CNN's first layer, grouped and dilated,
+	// and one of two chunks of positions and three batch slices.
+	{[]int{3, 1, 28, 28}, []int{16, 1, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d few channels"},
+	{[]int{2, 6, 9, 11}, []int{24, 3, 3, 2}, []ops.WindowOption{ops.Groups(2), ops.Dilation(1, 2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d few channels grouped dilated"},
+	{[]int{3, 2, 40000}, []int{8, 2, 5}, []ops.WindowOption{ops.Padding(2)}, "1d few channels long"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every

@@ -136,6 +136,9 @@ func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
 			return func() { l.Run(bc.n, grainElems, stepElems) }
 		}}, nil
 	}
+	if kern, ok := periodicElementwise(n, e, dts, es); ok {
+		return kern, nil
+	}
 	return &kernel{bind: func(a *args) func() {
 		offsets := make([][3]int, a.Threads())
 		l := a.Loop(func(lo, hi, part int) {
@@ -154,6 +157,85 @@ func prepareElementwise(n *graph.Node, e entry) (*kernel, error) {
 		})
 		return func() { l.Run(bc.n, grainElems, stepElems) }
 	}}, nil
+}
+
+// periodicElementwise is the standalone kernel of an elementwise op
+// whose operands are each either of the output's shape or a broadcast
+// operand that repeats over it (a per-channel [1, C, 1, 1] over
+// [N, C, H, W]: its pattern has a period, the product of the dims inside
+// its leading broadcast dims), at least one of them the latter. Each run
+// expands the repeating operands over one period and a chunk (as the
+// fused evaluator does), and the op runs as the vector micro-op over
+// chunks, the repeating operands read in place at the chunk's position
+// modulo their period: one call per chunk where the runs of bcast cost a
+// call per run of equal elements (49 for a 7x7 feature map). Each element
+// is computed by the same function of the same operand values, so the
+// results are those of the runs.
+func periodicElementwise(n *graph.Node, e entry, dts []tensor.DType, es []int) (*kernel, bool) {
+	out := n.Shape()
+	ins := n.Inputs()
+	k := len(ins)
+	var period [3]int // 0: an operand of the output's shape
+	var gs [3]gatherSpec
+	found := false
+	for i, in := range ins {
+		if in.Shape().Equal(out) {
+			continue
+		}
+		bc := newBcast(out, []tensor.Shape{in.Shape()})
+		per := periodOf(bc)
+		if per == 0 || per+chunkElems > maxExpanded || per > out.Size()/2 {
+			return nil, false
+		}
+		period[i], gs[i], found = per, gatherSpec{operand: i, bc: bc, size: es[i]}, true
+	}
+	if !found {
+		return nil, false
+	}
+	ones := []int{1, 1, 1}[:k]
+	fn, err := e.microFor(n.DType(), dts, ones)
+	if err != nil {
+		return nil, false
+	}
+	eo := n.DType().Size()
+	total := out.Size()
+	return &kernel{bind: func(a *args) func() {
+		var exp [3][]byte
+		for i := 0; i < k; i++ {
+			if period[i] > 0 {
+				exp[i] = make([]byte, (period[i]+chunkElems)*es[i])
+			}
+		}
+		offs := make([]int, 1)
+		l := a.Loop(func(lo, hi, _ int) {
+			d := a.Out()
+			for q := lo; q < hi; q += chunkElems {
+				m := min(chunkElems, hi-q)
+				var p [3]unsafe.Pointer
+				for i := 0; i < k; i++ {
+					if period[i] > 0 {
+						p[i] = addr(exp[i], q%period[i]*es[i], m*es[i])
+					} else {
+						p[i] = addr(a.In(i), q*es[i], m*es[i])
+					}
+				}
+				fn(m, addr(d, q*eo, m*eo), p[0], p[1], p[2])
+			}
+		})
+		return func() {
+			for i := 0; i < k; i++ {
+				if period[i] == 0 {
+					continue
+				}
+				x, P := exp[i], period[i]*es[i]
+				gatherInto(x, a.In(i), gs[i], 0, period[i], offs)
+				for n := P; n < len(x); {
+					n += copy(x[n:], x[n-P:n])
+				}
+			}
+			l.Run(total, grainElems, stepElems)
+		}
+	}}, true
 }
 
 func shapesOf(ns []*graph.Node) []tensor.Shape {

@@ -30,9 +30,10 @@ const chunkElems = 2048
 
 // source kinds of an instruction operand.
 const (
-	srcReg    = iota // a register
-	srcFull          // an operand with the domain's shape, read in place
-	srcScalar        // an operand with one element
+	srcReg      = iota // a register
+	srcFull            // an operand with the domain's shape, read in place
+	srcScalar          // an operand with one element
+	srcPeriodic        // a broadcast operand expanded over one period (idx: its periodic index)
 )
 
 type source struct {
@@ -54,6 +55,7 @@ type fusedPlan struct {
 	inputs   []tensor.DType
 	esize    []int        // element size per operand
 	gathers  []gatherSpec // broadcast operands gathered per chunk
+	periodic []gatherSpec // broadcast operands expanded once per run
 	prog     []instr
 	regs     int
 	regBytes int
@@ -66,6 +68,29 @@ type gatherSpec struct {
 	reg     int
 	bc      *bcast
 	size    int
+	period  int // periodic: the operand's pattern repeats every period positions
+}
+
+// maxExpanded bounds the elements of an expanded periodic operand (one
+// period plus a chunk).
+const maxExpanded = 1 << 16
+
+// periodOf is the period of a broadcast operand's pattern over the domain
+// (bc of the operand alone): the product of the coalesced dims inside its
+// leading broadcast dims, or 0 when it has none (it does not repeat).
+func periodOf(bc *bcast) int {
+	lead := 0
+	for lead < len(bc.dims)-1 && bc.strides[0][lead] == 0 {
+		lead++
+	}
+	if lead == 0 {
+		return 0
+	}
+	p := 1
+	for _, d := range bc.dims[lead:] {
+		p *= d
+	}
+	return p
 }
 
 // fusedSupported reports whether the CPU can run a fused group: every op
@@ -119,9 +144,20 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 			// Every entry's micro-op takes a scalar operand (entry.microFor).
 			inputSrc[i] = source{srcScalar, i}
 		default:
+			bc := newBcast(a.Domain, []tensor.Shape{in.Shape()})
+			// An operand whose pattern repeats (a per-channel [1, C, 1, 1]
+			// over [N, C, H, W]) is expanded over one period once per run,
+			// and each chunk reads its window in place: gathering it per
+			// chunk costs a call per run of equal elements (49 for a 7x7
+			// feature map), several times the op itself.
+			if per := periodOf(bc); per > 0 && per+chunkElems <= maxExpanded && per <= p.n/2 {
+				inputSrc[i] = source{srcPeriodic, len(p.periodic)}
+				p.periodic = append(p.periodic, gatherSpec{operand: i, reg: -1, bc: bc, size: p.esize[i], period: per})
+				continue
+			}
 			r := alloc()
 			inputSrc[i] = source{srcReg, r}
-			p.gathers = append(p.gathers, gatherSpec{operand: i, reg: r, bc: newBcast(a.Domain, []tensor.Shape{in.Shape()}), size: p.esize[i]})
+			p.gathers = append(p.gathers, gatherSpec{operand: i, reg: r, bc: bc, size: p.esize[i]})
 		}
 	}
 	regOf := make([]int, len(a.Ops))
@@ -215,7 +251,10 @@ func prepareFused(n *graph.Node) (*kernel, error) {
 				ev.chunk(part, q, min(chunkElems, hi-q), a.Out())
 			}
 		})
-		return func() { l.Run(p.n, grainElems/4, 0) }
+		return func() {
+			ev.expand()
+			l.Run(p.n, grainElems/4, 0)
+		}
 	}}, nil
 }
 
@@ -232,6 +271,7 @@ type evaluator struct {
 	a    *args
 	regs [][][]byte // [part][reg]
 	offs [][]int    // per part: gather offsets scratch
+	exp  [][]byte   // per periodic operand: one period and a chunk
 }
 
 func newEvaluator(p *fusedPlan, a *args) *evaluator {
@@ -245,7 +285,24 @@ func newEvaluator(p *fusedPlan, a *args) *evaluator {
 		ev.regs = append(ev.regs, regs)
 		ev.offs = append(ev.offs, make([]int, 1))
 	}
+	for _, g := range p.periodic {
+		ev.exp = append(ev.exp, make([]byte, (g.period+chunkElems)*g.size))
+	}
 	return ev
+}
+
+// expand writes the periodic operands' expansions: one period gathered,
+// then repeated for a chunk's length, so that the window of any chunk at
+// q is the contiguous run from q mod period. Every run calls it before
+// evaluating chunks (the operands may have changed).
+func (ev *evaluator) expand() {
+	for k, g := range ev.p.periodic {
+		e, es := ev.exp[k], g.size
+		gatherInto(e, ev.a.In(g.operand), g, 0, g.period, ev.offs[0])
+		for n := g.period * es; n < len(e); {
+			n += copy(e[n:], e[n-g.period*es:n])
+		}
+	}
 }
 
 // bytesOf resolves an operand for the chunk at domain position q: m
@@ -256,6 +313,10 @@ func (ev *evaluator) bytesOf(s source, part, q, m int, out []byte) []byte {
 		return ev.regs[part][s.idx]
 	case srcScalar:
 		return ev.a.In(s.idx)
+	case srcPeriodic:
+		g := ev.p.periodic[s.idx]
+		o := q % g.period * g.size
+		return ev.exp[s.idx][o : o+m*g.size]
 	}
 	if s.idx < 0 {
 		es := ev.p.outDT.Size()

@@ -127,7 +127,10 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 					}
 				}
 			})
-			return func() { l.Run(K, max(1, grainElems/max(1, R)), 0) }
+			return func() {
+				ev.expand()
+				l.Run(K, max(1, grainElems/max(1, R)), 0)
+			}
 		}
 		return k
 	}
@@ -213,6 +216,7 @@ func fusedReduceT[T elem, A acc](p *fusedPlan) *kernel {
 			}
 		})
 		return func() {
+			ev.expand()
 			out := as[T](a.Out())
 			if R == 0 {
 				// a sum or product over nothing (Max/Min of nothing is a

@@ -247,21 +247,32 @@ func max4[T elem](a, b, c, d T) (int, T) {
 func maxPlane[T elem](p *poolPlan, x, y []T, low T) {
 	if p.fast2x2 {
 		W, OW := p.in[2], p.out[2]
-		for r := range p.out[0] * p.out[1] {
-			od, oh := r/p.out[1], r%p.out[1]
-			r0 := x[(od*p.in[1]+2*oh)*W:]
-			r0, r1 := r0[:2*OW], r0[W:W+2*OW]
-			yr := y[r*OW : (r+1)*OW]
-			for ow := range yr {
-				a, b, c, d := r0[2*ow], r0[2*ow+1], r1[2*ow], r1[2*ow+1]
-				m := max(max(a, b), max(c, d))
-				if m == 0 {
-					// the sign of a zero maximum is the first zero's (PyTorch
-					// keeps the first of equal maxima; the builtin max
-					// prefers +0)
-					_, m = max4(a, b, c, d)
+		for od := range p.out[0] {
+			xd, yd := x[od*p.in[1]*W:(od+1)*p.in[1]*W], y[od*p.out[1]*OW:(od+1)*p.out[1]*OW]
+			for r := 0; r < p.out[1]; r++ {
+				if x32, ok := any(xd).([]float32); ok && pool2x2Asm() {
+					// row pairs r.. in assembly, up to one with a NaN
+					y32 := any(yd).([]float32)
+					_ = x32[(p.out[1]-1)*2*W+W+2*OW-1]
+					_ = y32[p.out[1]*OW-1]
+					if r += maxRows2x2(&y32[r*OW], &x32[r*2*W], p.out[1]-r, W, OW); r == p.out[1] {
+						break
+					}
 				}
-				yr[ow] = m
+				r0 := xd[r*2*W:]
+				r0, r1 := r0[:2*OW], r0[W:W+2*OW]
+				yr := yd[r*OW : (r+1)*OW]
+				for ow := range yr {
+					a, b, c, d := r0[2*ow], r0[2*ow+1], r1[2*ow], r1[2*ow+1]
+					m := max(max(a, b), max(c, d))
+					if m == 0 {
+						// the sign of a zero maximum is the first zero's (PyTorch
+						// keeps the first of equal maxima; the builtin max
+						// prefers +0)
+						_, m = max4(a, b, c, d)
+					}
+					yr[ow] = m
+				}
 			}
 		}
 		return
@@ -278,19 +289,41 @@ func maxPlane[T elem](p *poolPlan, x, y []T, low T) {
 }
 
 func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
-	if p.fast2x2 && p.in[2] == 2*p.out[2] && p.in[1] == 2*p.out[1] {
-		// the windows tile the plane: one store per window after clearing
-		clear(dx)
+	if p.fast2x2 {
 		W, OW := p.in[2], p.out[2]
-		for r := range p.out[0] * p.out[1] {
-			base := r * 2 * W
-			r0, r1 := x[base:base+W], x[base+W:base+2*W]
-			gr := g[r*OW : (r+1)*OW]
-			for ow, gv := range gr {
-				i := 2 * ow
-				k, _ := max4(r0[i], r0[i+1], r1[i], r1[i+1])
-				// the arg-max's offset from d0[i] in dx: 0, 1, W, W+1
-				dx[base+i+(k&1)+(k>>1)*W] = gv
+		if p.in[2] != 2*p.out[2] || p.in[1] != 2*p.out[1] {
+			// the windows do not tile the plane: taps outside every window
+			// stay zero
+			clear(dx)
+		}
+		for od := range p.out[0] {
+			xd, dxd := x[od*p.in[1]*W:(od+1)*p.in[1]*W], dx[od*p.in[1]*W:(od+1)*p.in[1]*W]
+			gd := g[od*p.out[1]*OW : (od+1)*p.out[1]*OW]
+			for r := 0; r < p.out[1]; r++ {
+				if x32, ok := any(xd).([]float32); ok && pool2x2Asm() {
+					// row pairs r.. in assembly, up to one with a NaN
+					dx32, g32 := any(dxd).([]float32), any(gd).([]float32)
+					_ = x32[(p.out[1]-1)*2*W+W+2*OW-1]
+					_ = dx32[(p.out[1]-1)*2*W+W+2*OW-1]
+					_ = g32[p.out[1]*OW-1]
+					if r += maxGradRows2x2(&dx32[r*2*W], &x32[r*2*W], &g32[r*OW], p.out[1]-r, W, OW); r == p.out[1] {
+						break
+					}
+				}
+				base := r * 2 * W
+				r0, r1 := xd[base:base+2*OW], xd[base+W:base+W+2*OW]
+				d0, d1 := dxd[base:base+2*OW], dxd[base+W:base+W+2*OW]
+				clear(d0)
+				clear(d1)
+				for ow, gv := range gd[r*OW : (r+1)*OW] {
+					i := 2 * ow
+					k, _ := max4(r0[i], r0[i+1], r1[i], r1[i+1])
+					if k < 2 {
+						d0[i+k] = gv
+					} else {
+						d1[i+k-2] = gv
+					}
+				}
 			}
 		}
 		return

@@ -14,7 +14,9 @@ import (
 
 // BenchmarkMaxPool runs MaxPool 2x2 (stride 2) and its gradient,
 // MaxPoolGrad, in float32 at a CNN's sizes (the first and second pooling
-// of an MNIST CNN), on 1 and 2 threads. Bytes: x and y read or written
+// of an MNIST CNN, and the three of bench's cnn/train-step/b64: 28, 14
+// and 7 pixels, the last with windows that do not tile the plane), on 1
+// and 2 threads. Bytes: x and y read or written
 // (forward); x, g and dx (gradient). PyTorch's twin (torch 1.13 CPU,
 // /usr/bin/python3; median of 30 calls after 5 warm-ups), per thread
 // count t and shape s, with x = torch.rand(s)*2-1:
@@ -33,7 +35,7 @@ func BenchmarkMaxPool(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, s := range [][]int{{64, 32, 28, 28}, {128, 32, 28, 28}, {64, 64, 14, 14}, {128, 64, 14, 14}} {
+		for _, s := range [][]int{{64, 32, 28, 28}, {128, 32, 28, 28}, {64, 64, 14, 14}, {128, 64, 14, 14}, {64, 16, 28, 28}, {64, 32, 14, 14}, {64, 64, 7, 7}} {
 			for _, grad := range []bool{false, true} {
 				name := "fwd"
 				if grad {
