@@ -852,22 +852,7 @@ func convShiftKernel[T float32 | float64](g *convGeo, sh *shiftGeo, plan planFn[
 							return
 						}
 					}
-					// Copy the kept columns, a run of each padded row at a time.
-					q := q0
-					for q < q0+cnt {
-						a2 := q % sh.p[2]
-						a1 := (q / sh.p[2]) % sh.p[1]
-						a0 := q / (sh.p[2] * sh.p[1])
-						end := min(q0+cnt, q-a2+sh.p[2])
-						if a1 < g.y[1] && a2 < g.y[2] {
-							n := min(end, q-a2+g.y[2]) - q
-							dst := (a0*g.y[1]+a1)*g.y[2] + a2
-							for o := 0; o < g.og; o++ {
-								copy(yg[o*g.yv+dst:o*g.yv+dst+n], bk[o*cnt+q-q0:])
-							}
-						}
-						q = end
-					}
+					keepColumns(g, sh, yg, bk, q0, cnt)
 				}
 			}
 		})
