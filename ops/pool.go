@@ -325,6 +325,22 @@ func adaptiveArgs(name string, x *graph.Node, size []int) *graph.Node {
 	return nil
 }
 
+// evenWindows is the pooling attribute of adaptive windows over spatial
+// dims sp into size when every dim is a multiple of its size (equal,
+// disjoint windows: kernel = stride = s/o, no padding), and false
+// otherwise.
+func evenWindows(sp tensor.Shape, size []int) (opdef.PoolAttr, bool) {
+	kernel := make([]int, len(size))
+	for i, o := range size {
+		if sp[i]%o != 0 {
+			return opdef.PoolAttr{}, false
+		}
+		kernel[i] = sp[i] / o
+	}
+	return opdef.PoolAttr{Kernel: kernel, Stride: kernel, Dilation: ones(len(size)),
+		PadLo: make([]int, len(size)), PadHi: make([]int, len(size))}, true
+}
+
 // AdaptiveAvgPool averages x [N, C, S...] into [N, C, size...] with
 // PyTorch's windows (adaptive_avg_pool1d/2d/3d): output i of a dim of
 // length s averages [floor(i*s/o), ceil((i+1)*s/o)). When every s is a
@@ -338,14 +354,9 @@ func AdaptiveAvgPool(x *graph.Node, size ...int) *graph.Node {
 		return bad
 	}
 	sp := x.Shape()[2:]
-	kernel, even := make([]int, len(size)), true
-	for i, o := range size {
-		kernel[i] = sp[i] / o
-		even = even && sp[i]%o == 0
-	}
-	if even {
-		return Apply(OpAvgPool, opdef.PoolAttr{Kernel: kernel, Stride: kernel, Dilation: ones(len(size)),
-			PadLo: make([]int, len(size)), PadHi: make([]int, len(size)), CountIncludePad: true}, x)
+	if a, even := evenWindows(sp, size); even {
+		a.CountIncludePad = true
+		return Apply(OpAvgPool, a, x)
 	}
 	y := x
 	r := x.Rank()
@@ -366,18 +377,7 @@ func AdaptiveAvgPool(x *graph.Node, size ...int) *graph.Node {
 			return fail(graph.ErrInvalid, "AdaptiveAvgPool", []*graph.Node{x}, "%v", err)
 		}
 		// move axis 2+i last, contract, move it back
-		perm := make([]int, 0, r)
-		for a := range r {
-			if a != 2+i {
-				perm = append(perm, a)
-			}
-		}
-		perm = append(perm, 2+i)
-		back := make([]int, r)
-		for p, a := range perm {
-			back[a] = p
-		}
-		y = Transpose(MatMul(Transpose(y, perm...), x.Graph().Const(t)), back...)
+		y = MoveAxis(MatMul(MoveAxis(y, 2+i, r-1), x.Graph().Const(t)), r-1, 2+i)
 	}
 	return y
 }
@@ -396,14 +396,8 @@ func AdaptiveMaxPool(x *graph.Node, size ...int) *graph.Node {
 		return bad
 	}
 	sp := x.Shape()[2:]
-	kernel, even := make([]int, len(size)), true
-	for i, o := range size {
-		kernel[i] = sp[i] / o
-		even = even && sp[i]%o == 0
-	}
-	if even {
-		return Apply(OpMaxPool, opdef.PoolAttr{Kernel: kernel, Stride: kernel, Dilation: ones(len(size)),
-			PadLo: make([]int, len(size)), PadHi: make([]int, len(size))}, x)
+	if a, even := evenWindows(sp, size); even {
+		return Apply(OpMaxPool, a, x)
 	}
 	// The last dim first, so that the first maximum of a box in row-major
 	// order is the one the outer Max picks (its first row holding the
