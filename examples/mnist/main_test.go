@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/examples/internal/mnist"
-	"github.com/loomgraph/loom/profile"
+	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -46,21 +46,7 @@ func TestTrainSmall(t *testing.T) {
 	if res.accuracy < 0.8 {
 		t.Errorf("accuracy %.4f, want >= 0.8", res.accuracy)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "test accuracy: 0.") {
-		t.Errorf("the last line is %q", last)
-	}
-	f, err := os.Open(filepath.Join(dir, "trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := profile.Validate(f); err != nil {
-		t.Errorf("trace.json: %v", err)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, "loss.png")); err != nil || fi.Size() < 1000 {
-		t.Errorf("loss.png: %v", err)
-	}
+	report.CheckRun(t, out.String(), dir)
 }
 
 // TestDeterministic: two runs with one seed give the same loss at every
