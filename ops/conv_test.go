@@ -77,6 +77,11 @@ func TestConvErrors(t *testing.T) {
 		"too-big": {func(g *graph.Graph) *graph.Node {
 			return ops.Conv(in(g, "x", f32, 1, 1, 4), in(g, "w", f32, 1, 1, 3), ops.Dilation(2))
 		}, graph.ErrShape, "Conv", "does not fit"},
+		// Short by less than the stride: 4 - 5 = -1, which a truncating
+		// division by 2 would have rounded up to an output of 1.
+		"too-big-strided": {func(g *graph.Graph) *graph.Node {
+			return ops.Conv(in(g, "x", f32, 1, 1, 4), in(g, "w", f32, 1, 1, 5), ops.Stride(2))
+		}, graph.ErrShape, "Conv", "does not fit"},
 		"dtype": {func(g *graph.Graph) *graph.Node { return ops.Conv(in(g, "x", f32, 1, 1, 4), in(g, "w", f64, 1, 1, 3)) }, graph.ErrDType, "Conv", "f64"},
 		"int":   {func(g *graph.Graph) *graph.Node { return ops.Conv(in(g, "x", i32, 1, 1, 4), in(g, "w", i32, 1, 1, 3)) }, graph.ErrDType, "Conv", "float"},
 		"stride0": {func(g *graph.Graph) *graph.Node {
