@@ -138,14 +138,7 @@ func TestConformance(t *testing.T) {
 	if testing.Short() && mode == "emu" {
 		t.Skip("-short: the conformance suite on the emulator takes minutes")
 	}
-	var opts []exectest.RunOption
-	if mode == "emu" {
-		// The emulator builds every fused kernel anew: half the cases
-		// through the optimising pipeline (plus any that add coverage)
-		// keep make test under its limit; a real GPU runs them all.
-		opts = append(opts, exectest.SampleOptimised(2))
-	}
-	exectest.Run(t, func() (exec.Backend, error) { return Open(0) }, opts...)
+	exectest.Run(t, func() (exec.Backend, error) { return Open(0) })
 }
 
 // runBoth compiles outs on the CPU and on the GPU, runs them with feeds and

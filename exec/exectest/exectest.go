@@ -51,39 +51,21 @@ type Opener func() (exec.Backend, error)
 // through the optimising pipeline (where most run inside fused kernels)
 // and with the optional passes off (each op its own kernel), but for the
 // ops a mode cannot run (mode.notRun).
-//
-// SampleOptimised(n) (for a slow backend such as the emulated CUDA one)
-// runs every case with the optional passes off, but only every n-th case
-// through the optimising pipeline, plus each case whose kernels (as the
-// first mode ran them) would add an op or dtype not yet covered there; the
-// coverage check still applies to both modes, so no op is dropped.
-func Run(t *testing.T, open Opener, opts ...RunOption) {
-	var ro runOptions
-	for _, o := range opts {
-		o(&ro)
-	}
+func Run(t *testing.T, open Opener) {
 	be, err := open()
 	if err != nil {
 		t.Fatalf("opening backend: %v", err)
 	}
 	defer be.Close()
 	covered := map[string]map[string]bool{}
-	keys := map[string][]string{} // case name -> the kernels it ran in the first mode
-	for mi, m := range modes {
+	for _, m := range modes {
 		cov := map[string]bool{}
 		covered[m.name] = cov
 		t.Run(m.name, func(t *testing.T) {
-			for i, c := range Cases() {
-				if mi > 0 && ro.sample > 1 && i%ro.sample != 0 && !slices.ContainsFunc(keys[c.Name], func(k string) bool { return !cov[k] }) {
-					continue
-				}
+			for _, c := range Cases() {
 				t.Run(c.Name, func(t *testing.T) {
-					ks := runCase(t, be, c, m.opts...)
-					for _, k := range ks {
+					for _, k := range runCase(t, be, c, m.opts...) {
 						cov[k] = true
-					}
-					if mi == 0 {
-						keys[c.Name] = ks
 					}
 				})
 			}
@@ -105,28 +87,18 @@ func Run(t *testing.T, open Opener, opts ...RunOption) {
 	t.Run("index-errors", func(t *testing.T) { indexRunErrors(t, be) })
 }
 
-// RunOption changes how Run samples the cases.
-type RunOption func(*runOptions)
-
-type runOptions struct{ sample int }
-
-// SampleOptimised runs only every n-th case through the optimising
-// pipeline (and each case that adds coverage there); see Run.
-func SampleOptimised(n int) RunOption { return func(o *runOptions) { o.sample = n } }
-
-// modes: every case runs with every optional pass off, and through the
-// whole optimising pipeline (second, so that SampleOptimised knows each
-// case's kernels).
+// modes: every case runs through the whole optimising pipeline, and with
+// every optional pass off.
 var modes = []struct {
 	name   string
 	opts   []exec.Option
 	notRun []string // ops that cannot run as kernels in this mode
 }{
-	// no fusion, no Fused kernels
-	{"plain", []exec.Option{exec.DisablePasses("precision", "simplify", "constfold", "cse", "fuse")}, []string{"Fused"}},
 	// simplify rewrites StopGradient(x) and CustomGrad(x, ...) to x
 	// (exec/simplify.go): they never reach a kernel.
 	{"opt", nil, []string{"StopGradient", "CustomGrad"}},
+	// no fusion, no Fused kernels
+	{"plain", []exec.Option{exec.DisablePasses("precision", "simplify", "constfold", "cse", "fuse")}, []string{"Fused"}},
 }
 
 // uncovered lists what covered lacks: each op of the table ("Op") and
