@@ -128,22 +128,10 @@ const (
 // convolution's input shape [N, C, S...], w the filter's [O, C/G, K...],
 // y the output's [N, O, Y...] (whichever are operands or the result).
 func convProblemOf(kind convKind, dt tensor.DType, x, w, y tensor.Shape, a opdef.ConvAttr) *convProblem {
-	d := len(x) - 2
-	G := int64(a.Groups)
-	N, C, O := int64(x[0]), int64(x[1]), int64(w[0])
-	Cg, Og := C/G, O/G
-	S, K, Y := make([]int64, d), make([]int64, d), make([]int64, d)
-	PS, PK, PY := int64(1), int64(1), int64(1)
-	for i := 0; i < d; i++ {
-		S[i], K[i], Y[i] = int64(x[2+i]), int64(w[2+i]), int64(y[2+i])
-		PS, PK, PY = PS*S[i], PK*K[i], PY*Y[i]
-	}
-	// Row-major strides of the spatial dims.
-	sst, kst, yst := make([]int64, d), make([]int64, d), make([]int64, d)
-	for i, s, k, yy := d-1, int64(1), int64(1), int64(1); i >= 0; i-- {
-		sst[i], kst[i], yst[i] = s, k, yy
-		s, k, yy = s*S[i], k*K[i], yy*Y[i]
-	}
+	cd := convDimsOf(x, w, y, a)
+	d, G, N, C, O, Cg, Og := cd.d, cd.G, cd.N, cd.C, cd.O, cd.Cg, cd.Og
+	S, K, Y, PS, PK, PY := cd.S, cd.K, cd.Y, cd.PS, cd.PK, cd.PY
+	sst, kst, yst := cd.sst, cd.kst, cd.yst
 	p := &convProblem{kind: kind, dt: dt}
 	// add appends an index and returns its position.
 	add := func(size int64, r convRole) int {
@@ -363,21 +351,10 @@ func (g *gen) convPhases(p *convProblem, n *graph.Node) bool {
 // ConvTranspose (dx of shape x from dy of shape y and w), and whether
 // some phase with pixels has no tap (its pixels are zero).
 func convTransposePhases(dt tensor.DType, x, w, y tensor.Shape, a opdef.ConvAttr) ([]*convProblem, bool) {
-	d := len(x) - 2
-	G := int64(a.Groups)
-	N, C, O := int64(x[0]), int64(x[1]), int64(w[0])
-	Cg, Og := C/G, O/G
-	S, K, Y := make([]int64, d), make([]int64, d), make([]int64, d)
-	PS, PK, PY := int64(1), int64(1), int64(1)
-	for i := 0; i < d; i++ {
-		S[i], K[i], Y[i] = int64(x[2+i]), int64(w[2+i]), int64(y[2+i])
-		PS, PK, PY = PS*S[i], PK*K[i], PY*Y[i]
-	}
-	sst, kst, yst := make([]int64, d), make([]int64, d), make([]int64, d)
-	for i, s, k, yy := d-1, int64(1), int64(1), int64(1); i >= 0; i-- {
-		sst[i], kst[i], yst[i] = s, k, yy
-		s, k, yy = s*S[i], k*K[i], yy*Y[i]
-	}
+	cd := convDimsOf(x, w, y, a)
+	d, G, N, C, O, Cg, Og := cd.d, cd.G, cd.N, cd.C, cd.O, cd.Cg, cd.Og
+	S, K, Y, PS, PK, PY := cd.S, cd.K, cd.Y, cd.PS, cd.PK, cd.PY
+	sst, kst, yst := cd.sst, cd.kst, cd.yst
 	var out []*convProblem
 	zero := false
 	ph := make([]int64, d)
@@ -1087,4 +1064,33 @@ func (l gemmLoader) store(c *code) {
 		}
 		c.line("%s[%s] = %ss%d;", l.smem, dst, l.name, j)
 	}
+}
+
+// convDims are a convolution's sizes read from x [N, C, S...], w
+// [O, C/G, K...] and y [N, O, Y...]: d spatial dims, the groups and the
+// channels per group, the spatial sizes with their products (PS, PK, PY)
+// and their row-major strides (sst, kst, yst).
+type convDims struct {
+	d                  int
+	G, N, C, O, Cg, Og int64
+	S, K, Y            []int64
+	PS, PK, PY         int64
+	sst, kst, yst      []int64
+}
+
+func convDimsOf(x, w, y tensor.Shape, a opdef.ConvAttr) convDims {
+	d := len(x) - 2
+	c := convDims{d: d, G: int64(a.Groups), N: int64(x[0]), C: int64(x[1]), O: int64(w[0]),
+		S: make([]int64, d), K: make([]int64, d), Y: make([]int64, d), PS: 1, PK: 1, PY: 1,
+		sst: make([]int64, d), kst: make([]int64, d), yst: make([]int64, d)}
+	c.Cg, c.Og = c.C/c.G, c.O/c.G
+	for i := 0; i < d; i++ {
+		c.S[i], c.K[i], c.Y[i] = int64(x[2+i]), int64(w[2+i]), int64(y[2+i])
+		c.PS, c.PK, c.PY = c.PS*c.S[i], c.PK*c.K[i], c.PY*c.Y[i]
+	}
+	for i, s, k, yy := d-1, int64(1), int64(1), int64(1); i >= 0; i-- {
+		c.sst[i], c.kst[i], c.yst[i] = s, k, yy
+		s, k, yy = s*c.S[i], k*c.K[i], yy*c.Y[i]
+	}
+	return c
 }
