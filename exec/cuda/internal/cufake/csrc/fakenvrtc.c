@@ -845,6 +845,124 @@ static int run(char **argv, const char *logpath) {
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+// The precompiled loom_emu.h. Parsing the header (and the C library
+// headers it includes) is about 40% of a small program's compile, so it
+// is compiled once with g++ -x c++-header into a directory named by a
+// hash of the compile flags and the header's text,
+// $TMPDIR/loomfakenvrtc-pch-<hash>, which later compiles (in this process
+// and later ones, like a build cache) put on the quote include path in
+// place of a copy of the header. The directory is built under a temporary
+// name and renamed into place, so concurrent processes never see half of
+// it; it holds the flags it was built with, compared on use. A compiler
+// that cannot build it, or one that ignores a .gch (clang), only loses the
+// speed-up: the header is then read as before. $LOOM_FAKE_NOPCH=1 turns
+// it off.
+struct pchdir {
+	struct pchdir *next;
+	uint64_t hash;
+	int ok;
+	char dir[4200];
+};
+static struct pchdir *pchdirs;
+static pthread_mutex_t pch_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int is_link_flag(const char *a) { return strcmp(a, "-shared") == 0 || strncmp(a, "-Wl,", 4) == 0; }
+
+// pch_find returns the directory of the precompiled header for the
+// compiler command argv (compiler, flags), building it on first use, or
+// NULL if there is none.
+static const char *pch_find(const struct strs *argv) {
+	const char *off = getenv("LOOM_FAKE_NOPCH");
+	if (off && *off && strcmp(off, "0") != 0)
+		return NULL;
+	struct buf key = {0};
+	for (size_t i = 0; i < argv->n; i++) {
+		if (is_link_flag(argv->s[i]))
+			continue;
+		buf_str(&key, argv->s[i]);
+		buf_add(&key, "\n", 1);
+	}
+	buf_str(&key, loom_emu_h);
+	if (key.oom) {
+		free(key.p);
+		return NULL;
+	}
+	uint64_t h = fnv(key.p, key.n);
+	const char *res = NULL;
+	pthread_mutex_lock(&pch_mu);
+	struct pchdir *e;
+	for (e = pchdirs; e; e = e->next)
+		if (e->hash == h)
+			break;
+	if (e) {
+		res = e->ok ? e->dir : NULL;
+		goto out;
+	}
+	e = calloc(1, sizeof *e);
+	if (!e)
+		goto out;
+	e->hash = h;
+	e->next = pchdirs;
+	pchdirs = e;
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(e->dir, sizeof e->dir, "%s/loomfakenvrtc-pch-%016llx", tmp, (unsigned long long)h);
+	char kpath[4300], gpath[4300];
+	snprintf(kpath, sizeof kpath, "%s/key", e->dir);
+	snprintf(gpath, sizeof gpath, "%s/loom_emu.h.gch", e->dir);
+	size_t ksize = 0;
+	unsigned char *have = read_file(kpath, &ksize);
+	struct stat st;
+	if (have && ksize == key.n && memcmp(have, key.p, key.n) == 0 && stat(gpath, &st) == 0) {
+		free(have);
+		e->ok = 1;
+		res = e->dir;
+		goto out;
+	}
+	free(have);
+	// Build it under a temporary name.
+	char work[4300];
+	snprintf(work, sizeof work, "%s/loomfakenvrtc-pchtmp-XXXXXX", tmp);
+	if (!mkdtemp(work))
+		goto out;
+	char hpath[4400], opath[4400], lpath[4400], wkey[4400];
+	snprintf(hpath, sizeof hpath, "%s/loom_emu.h", work);
+	snprintf(opath, sizeof opath, "%s/loom_emu.h.gch", work);
+	snprintf(lpath, sizeof lpath, "%s/log.txt", work);
+	snprintf(wkey, sizeof wkey, "%s/key", work);
+	struct strs cmd = {0};
+	for (size_t i = 0; i < argv->n; i++)
+		if (!is_link_flag(argv->s[i]))
+			strs_add(&cmd, argv->s[i]);
+	strs_add(&cmd, "-x");
+	strs_add(&cmd, "c++-header");
+	strs_add(&cmd, "-o");
+	strs_add(&cmd, opath);
+	strs_add(&cmd, hpath);
+	int built = !cmd.oom && write_file(hpath, loom_emu_h, strlen(loom_emu_h)) && run(cmd.s, lpath) == 0 &&
+	            stat(opath, &st) == 0 && write_file(wkey, key.p, key.n);
+	strs_free(&cmd);
+	remove(lpath);
+	if (built && rename(work, e->dir) == 0) {
+		e->ok = 1;
+		res = e->dir;
+		goto out;
+	}
+	nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	// Another process may have put it in place first.
+	have = read_file(kpath, &ksize);
+	if (built && have && ksize == key.n && memcmp(have, key.p, key.n) == 0 && stat(gpath, &st) == 0) {
+		e->ok = 1;
+		res = e->dir;
+	}
+	free(have);
+out:
+	pthread_mutex_unlock(&pch_mu);
+	free(key.p);
+	return res;
+}
+
 static void split_words(struct strs *l, const char *s) {
 	while (s && *s) {
 		while (*s == ' ' || *s == '\t')
@@ -995,7 +1113,8 @@ static nvrtcResult compile(nvrtcProgram prog, int nopt, const char *const *opts)
 		snprintf(opath, sizeof opath, "%s/program.so", dir);
 		snprintf(lpath, sizeof lpath, "%s/log.txt", dir);
 		snprintf(ipath, sizeof ipath, "%s/include", dir);
-		int ok = write_file(hpath, loom_emu_h, strlen(loom_emu_h)) && write_file(spath, text.p, text.n) &&
+		const char *pch = pch_find(&argv);
+		int ok = (pch || write_file(hpath, loom_emu_h, strlen(loom_emu_h))) && write_file(spath, text.p, text.n) &&
 		         mkdir(ipath, 0700) == 0;
 		for (int i = 0; ok && i < prog->nheaders; i++) {
 			if (!write_header(ipath, prog->include_names[i], headers[i]))
@@ -1007,6 +1126,10 @@ static nvrtcResult compile(nvrtcProgram prog, int nopt, const char *const *opts)
 			set_log(prog, log.p);
 			res = NVRTC_ERROR_BUILTIN_OPERATION_FAILURE;
 			goto out;
+		}
+		if (pch) {
+			strs_add(&argv, "-iquote");
+			strs_add(&argv, pch);
 		}
 		strs_add(&argv, "-I");
 		strs_add(&argv, ipath);
