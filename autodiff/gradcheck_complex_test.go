@@ -79,6 +79,10 @@ func init() {
 	gradCases["complex/Log"] = unaryC(ops.Log, away)
 	gradCases["complex/Sqrt"] = unaryC(ops.Sqrt, away)
 	gradCases["complex/Square"] = unaryC(ops.Square, u)
+	gradCases["complex/Reciprocal"] = unaryC(ops.Reciprocal, away)
+	// Pow away from a = 0 and the negative real axis (log's branch cut).
+	gradCases["complex/Pow"] = []gradCase{{"right-half", []operand{{tensor.Shape{2, 3}, uniform(0.4, 1.5)}, {tensor.Shape{2, 3}, u}, {tensor.Shape{2, 3}, u}, {tensor.Shape{2, 3}, u}},
+		func(x []*graph.Node) *graph.Node { return cr(ops.Pow(cz(x, 0), cz(x, 1))) }}}
 	gradCases["complex/Sum"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Sum(ops.Mul(z, z), 1) }, u)[:1]
 	gradCases["complex/Mean"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Mean(ops.Mul(z, z)) }, u)
 	gradCases["complex/Prod"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Prod(z, 1) }, away)[:1]
