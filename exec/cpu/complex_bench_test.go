@@ -3,6 +3,7 @@ package cpu_test
 import (
 	"context"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 func BenchmarkComplexMatMul(b *testing.B) {
 	for _, n := range []int{256, 1024} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Complex64, tensor.Float64, tensor.Complex128} {
-			b.Run(dt.Short()+"/"+itoa(n), func(b *testing.B) {
+			b.Run(dt.Short()+"/"+strconv.Itoa(n), func(b *testing.B) {
 				be, err := cpu.New(cpu.Threads(1))
 				if err != nil {
 					b.Fatal(err)
@@ -62,13 +63,6 @@ func BenchmarkComplexMatMul(b *testing.B) {
 	}
 }
 
-func itoa(n int) string {
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
-}
 
 // mmProgram compiles an n x n product of dtype dt on one thread and
 // returns a function running it once.
