@@ -63,7 +63,6 @@ func BenchmarkComplexMatMul(b *testing.B) {
 	}
 }
 
-
 // mmProgram compiles an n x n product of dtype dt on one thread and
 // returns a function running it once.
 func mmProgram(b *testing.B, dt tensor.DType, n int) (run func(), done func()) {
