@@ -80,8 +80,9 @@ func Cases() []Case {
 	cs = append(cs, randomCases()...) // random (issue 14)
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	cs = append(cs, indexCases()...)
-	cs = append(cs, convCases()...) // convolutions (issue 15)
-	cs = append(cs, poolCases()...) // pooling (issue 15)
+	cs = append(cs, convCases()...)    // convolutions (issue 15)
+	cs = append(cs, poolCases()...)    // pooling (issue 15)
+	cs = append(cs, complexCases()...) // complex numbers (issue 16)
 	return cs
 }
 
@@ -320,7 +321,7 @@ func otherElementwiseCases() []Case {
 	all := tensor.DTypes()
 	for _, from := range all {
 		for _, to := range all {
-			if from == to {
+			if from == to || from.IsComplex() || to.IsComplex() { // complex casts: complexCases
 				continue
 			}
 			from, to := from, to
