@@ -334,9 +334,16 @@ func (p *Plan128) AxisWorkLen(inner int) int {
 // array: dst and src hold outer·Len·inner elements (dst may be src); work
 // holds AxisWorkLen(inner).
 func (p *Plan128) Axis(dst, src []cplx128, outer, inner int, work []cplx128) {
+	p.AxisRange(dst, src, outer, inner, 0, AxisItems(outer, inner), work)
+}
+
+// AxisRange is Axis restricted to items [lo, hi) of AxisItems(outer,
+// inner): disjoint ranges touch disjoint elements, so they may run in
+// parallel, each with its own work.
+func (p *Plan128) AxisRange(dst, src []cplx128, outer, inner, lo, hi int, work []cplx128) {
 	n := p.n
 	if inner == 1 {
-		for o := range outer {
+		for o := lo; o < hi; o++ {
 			p.Transform(dst[o*n:(o+1)*n], src[o*n:(o+1)*n], work)
 		}
 		return
@@ -344,24 +351,24 @@ func (p *Plan128) Axis(dst, src []cplx128, outer, inner int, work []cplx128) {
 	w := work[:p.WorkLen()]
 	in := work[len(w) : len(w)+columnBlock*n]
 	out := work[len(w)+columnBlock*n : len(w)+2*columnBlock*n]
-	for o := range outer {
+	blocks := (inner + columnBlock - 1) / columnBlock
+	for it := lo; it < hi; it++ {
+		o, c0 := it/blocks, (it%blocks)*columnBlock
 		base := o * n * inner
-		for c0 := 0; c0 < inner; c0 += columnBlock {
-			nb := min(columnBlock, inner-c0)
-			for i := range n {
-				row := src[base+i*inner+c0 : base+i*inner+c0+nb]
-				for b, v := range row {
-					in[b*n+i] = v
-				}
+		nb := min(columnBlock, inner-c0)
+		for i := range n {
+			row := src[base+i*inner+c0 : base+i*inner+c0+nb]
+			for b, v := range row {
+				in[b*n+i] = v
 			}
-			for b := range nb {
-				p.Transform(out[b*n:(b+1)*n], in[b*n:(b+1)*n], w)
-			}
-			for i := range n {
-				row := dst[base+i*inner+c0 : base+i*inner+c0+nb]
-				for b := range row {
-					row[b] = out[b*n+i]
-				}
+		}
+		for b := range nb {
+			p.Transform(out[b*n:(b+1)*n], in[b*n:(b+1)*n], w)
+		}
+		for i := range n {
+			row := dst[base+i*inner+c0 : base+i*inner+c0+nb]
+			for b := range row {
+				row[b] = out[b*n+i]
 			}
 		}
 	}
@@ -410,11 +417,16 @@ func (rp *RealPlan128) WorkLen() int { return rp.workLen }
 // Forward writes the n/2+1 first frequencies of the real src (length n)
 // to dst.
 func (rp *RealPlan128) Forward(dst []cplx128, src []real128, work []cplx128) {
+	rp.forward(dst, src, 1, work)
+}
+
+// forward is Forward reading src[i·stride].
+func (rp *RealPlan128) forward(dst []cplx128, src []real128, stride int, work []cplx128) {
 	n := rp.n
 	if n%2 == 1 {
 		z, out, w := work[:n], work[n:2*n], work[2*n:]
-		for i, v := range src[:n] {
-			z[i] = complex(v, 0)
+		for i := range z {
+			z[i] = complex(src[i*stride], 0)
 		}
 		rp.full.Transform(out, z, w)
 		copy(dst[:n/2+1], out)
@@ -423,7 +435,7 @@ func (rp *RealPlan128) Forward(dst []cplx128, src []real128, work []cplx128) {
 	h := n / 2
 	z, w := work[:h], work[h:]
 	for k := range h {
-		z[k] = complex(src[2*k], src[2*k+1])
+		z[k] = complex(src[2*k*stride], src[(2*k+1)*stride])
 	}
 	d := dst[:h+1]
 	rp.half.Transform(d[:h], z, w)
@@ -447,28 +459,33 @@ func (rp *RealPlan128) Forward(dst []cplx128, src []real128, work []cplx128) {
 // for even n, of the Nyquist one are ignored, as NumPy's irfft) to dst,
 // unnormalised. src is not modified.
 func (rp *RealPlan128) Inverse(dst []real128, src []cplx128, work []cplx128) {
+	rp.inverse(dst, 1, src, 1, work)
+}
+
+// inverse is Inverse reading src[k·sstride] and writing dst[i·dstride].
+func (rp *RealPlan128) inverse(dst []real128, dstride int, src []cplx128, sstride int, work []cplx128) {
 	n := rp.n
 	if n%2 == 1 {
 		z, out, w := work[:n], work[n:2*n], work[2*n:]
 		h := n / 2
 		z[0] = complex(real(src[0]), 0)
 		for k := 1; k <= h; k++ {
-			v := src[k]
+			v := src[k*sstride]
 			z[k] = v
 			z[n-k] = complex(real(v), -imag(v))
 		}
 		rp.fullInv.Transform(out, z, w)
-		for i := range dst[:n] {
-			dst[i] = real(out[i])
+		for i := range n {
+			dst[i*dstride] = real(out[i])
 		}
 		return
 	}
 	h := n / 2
 	z, w := work[:h], work[h:]
-	x0, xh := real(src[0]), real(src[h])
+	x0, xh := real(src[0]), real(src[h*sstride])
 	z[0] = complex(x0+xh, x0-xh)
 	for k := 1; k < h; k++ {
-		xk, xr := src[k], src[h-k]
+		xk, xr := src[k*sstride], src[(h-k)*sstride]
 		cxr := complex(real(xr), -imag(xr))
 		e := xk + cxr
 		tw := rp.tw[k]
@@ -477,7 +494,59 @@ func (rp *RealPlan128) Inverse(dst []real128, src []cplx128, work []cplx128) {
 	}
 	rp.halfInv.Transform(z, z, w)
 	for k := range h {
-		dst[2*k] = real(z[k])
-		dst[2*k+1] = imag(z[k])
+		dst[2*k*dstride] = real(z[k])
+		dst[(2*k+1)*dstride] = imag(z[k])
+	}
+}
+
+// AxisWorkLen is the scratch AxisForward and AxisInverse need for arrays
+// with inner elements after the real axis.
+func (rp *RealPlan128) AxisWorkLen(inner int) int {
+	if inner == 1 {
+		return rp.workLen
+	}
+	return rp.workLen + rp.n/2 + 1
+}
+
+// AxisForward is Forward along the middle axis of row-major arrays, src
+// [outer, n, inner] and dst [outer, n/2+1, inner], for items [lo, hi) of
+// AxisItems(outer, inner) (see Plan128.AxisRange).
+func (rp *RealPlan128) AxisForward(dst []cplx128, src []real128, outer, inner, lo, hi int, work []cplx128) {
+	n, m := rp.n, rp.n/2+1
+	if inner == 1 {
+		for o := lo; o < hi; o++ {
+			rp.forward(dst[o*m:(o+1)*m], src[o*n:(o+1)*n], 1, work)
+		}
+		return
+	}
+	line, w := work[rp.workLen:rp.workLen+m], work[:rp.workLen]
+	blocks := (inner + columnBlock - 1) / columnBlock
+	for it := lo; it < hi; it++ {
+		o, c0 := it/blocks, (it%blocks)*columnBlock
+		for c := c0; c < min(c0+columnBlock, inner); c++ {
+			rp.forward(line, src[o*n*inner+c:], inner, w)
+			for k, v := range line {
+				dst[(o*m+k)*inner+c] = v
+			}
+		}
+	}
+}
+
+// AxisInverse is Inverse along the middle axis: src [outer, n/2+1, inner]
+// to dst [outer, n, inner], items [lo, hi) of AxisItems(outer, inner).
+func (rp *RealPlan128) AxisInverse(dst []real128, src []cplx128, outer, inner, lo, hi int, work []cplx128) {
+	n, m := rp.n, rp.n/2+1
+	if inner == 1 {
+		for o := lo; o < hi; o++ {
+			rp.inverse(dst[o*n:(o+1)*n], 1, src[o*m:(o+1)*m], 1, work)
+		}
+		return
+	}
+	blocks := (inner + columnBlock - 1) / columnBlock
+	for it := lo; it < hi; it++ {
+		o, c0 := it/blocks, (it%blocks)*columnBlock
+		for c := c0; c < min(c0+columnBlock, inner); c++ {
+			rp.inverse(dst[o*n*inner+c:], inner, src[o*m*inner+c:], inner, work)
+		}
 	}
 }

@@ -130,3 +130,13 @@ func cached[P any](k planKey, build func() P) P {
 // columnBlock is how many columns Axis gathers at once when the axis is
 // not the last one: 64 bytes of complex64 per row of the block.
 const columnBlock = 8
+
+// AxisItems is the number of independent pieces of work of a transform
+// along the middle axis of an [outer, n, inner] array: the rows when
+// inner is 1, else the blocks of columnBlock columns of every outer index.
+func AxisItems(outer, inner int) int {
+	if inner == 1 {
+		return outer
+	}
+	return outer * ((inner + columnBlock - 1) / columnBlock)
+}
