@@ -23,6 +23,7 @@ type stage128 struct {
 	radix, m, s int
 	tw          []cplx128 // tw[p*(radix-1)+k-1] = w^(p·k), w = exp(∓2πi/(radix·m))
 	wr          []cplx128 // generic radix: exp(∓2πi·j/radix), j < radix
+	tws1        []cplx128 // the first radix-4 stage's twiddles k-major: tws1[(k-1)*m+p] = w^(p·k)
 }
 
 type bluestein128 struct {
@@ -73,6 +74,14 @@ func newPlan128(n int, inverse bool) *Plan128 {
 				st.tw[q*(r-1)+k-1] = cplx128(twiddle(q*k, cur, sign))
 			}
 		}
+		if r == 4 && s == 1 {
+			st.tws1 = make([]cplx128, 3*m)
+			for q := range m {
+				for k := 1; k < 4; k++ {
+					st.tws1[(k-1)*m+q] = st.tw[q*3+k-1]
+				}
+			}
+		}
 		if r > 5 {
 			st.wr = make([]cplx128, r)
 			for j := range r {
@@ -106,9 +115,18 @@ func (p *Plan128) Transform(dst, src, work []cplx128) {
 		p.bluestein(dst, src, work)
 		return
 	}
+	p.transformCols(dst, src, work, 1)
+}
+
+// transformCols transforms the b columns of the row-major [Len, b] array
+// src into dst (which may be src), with work of Len·b elements. Not for
+// Bluestein plans.
+func (p *Plan128) transformCols(dst, src, work []cplx128, b int) {
+	n := p.n * b
+	dst, src = dst[:n], src[:n]
 	ns := len(p.stages)
 	if ns == 0 {
-		dst[0] = src[0]
+		copy(dst, src)
 		return
 	}
 	work = work[:n]
@@ -124,7 +142,7 @@ func (p *Plan128) Transform(dst, src, work []cplx128) {
 		if (ns-1-i)%2 == 1 {
 			out = work
 		}
-		p.stages[i].run(out, in, p.inverse)
+		p.stages[i].run(out, in, p.inverse, b)
 		in = out
 	}
 }
@@ -164,23 +182,26 @@ func mul128(a, b cplx128) cplx128 {
 	return complex(ar*br-ai*bi, ar*bi+ai*br)
 }
 
-func (st *stage128) run(y, x []cplx128, inverse bool) {
+// run runs the stage on b interleaved transforms: with x holding
+// [Len, b] row-major, the stride of every stage is multiplied by b.
+func (st *stage128) run(y, x []cplx128, inverse bool, b int) {
+	s := st.s * b
 	switch st.radix {
 	case 4:
-		st.radix4(y, x, inverse)
+		st.radix4(y, x, inverse, s)
 	case 2:
-		st.radix2(y, x)
+		st.radix2(y, x, s)
 	case 3:
-		st.radix3(y, x, inverse)
+		st.radix3(y, x, inverse, s)
 	case 5:
-		st.radix5(y, x, inverse)
+		st.radix5(y, x, inverse, s)
 	default:
-		st.generic(y, x)
+		st.generic(y, x, s)
 	}
 }
 
-func (st *stage128) radix2(y, x []cplx128) {
-	m, s := st.m, st.s
+func (st *stage128) radix2(y, x []cplx128, s int) {
+	m := st.m
 	for p := range m {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
@@ -198,9 +219,13 @@ func (st *stage128) radix2(y, x []cplx128) {
 	}
 }
 
-func (st *stage128) radix4(y, x []cplx128, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage128) radix4(y, x []cplx128, inverse bool, s int) {
+	m := st.m
 	if s == 1 {
+		if useAVX2 && m%vec128 == 0 {
+			radix4s1x128(&x[0], &y[0], m, &st.tws1[0], rot128(inverse))
+			return
+		}
 		for p := range m {
 			tw := st.tw[3*p : 3*p+3 : 3*p+3]
 			a0, a1, a2, a3 := x[p], x[p+m], x[p+2*m], x[p+3*m]
@@ -253,8 +278,8 @@ func (st *stage128) radix4(y, x []cplx128, inverse bool) {
 	}
 }
 
-func (st *stage128) radix3(y, x []cplx128, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage128) radix3(y, x []cplx128, inverse bool, s int) {
+	m := st.m
 	const half = 0.5
 	sin60 := real128(0.86602540378443864676372317075293618)
 	for p := range m {
@@ -278,8 +303,8 @@ func (st *stage128) radix3(y, x []cplx128, inverse bool) {
 	}
 }
 
-func (st *stage128) radix5(y, x []cplx128, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage128) radix5(y, x []cplx128, inverse bool, s int) {
+	m := st.m
 	c1 := real128(0.30901699437494742410229341718281906)  // cos(2π/5)
 	c2 := real128(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real128(0.95105651629515357211643933337938214)  // sin(2π/5)
@@ -318,8 +343,8 @@ func (st *stage128) radix5(y, x []cplx128, inverse bool) {
 	}
 }
 
-func (st *stage128) generic(y, x []cplx128) {
-	r, m, s := st.radix, st.m, st.s
+func (st *stage128) generic(y, x []cplx128, s int) {
+	r, m := st.radix, st.m
 	var a, t [maxRadix]cplx128
 	for p := range m {
 		tw := st.tw[(r-1)*p : (r-1)*(p+1)]
@@ -354,7 +379,7 @@ func (p *Plan128) AxisWorkLen(inner int) int {
 	if inner == 1 {
 		return p.WorkLen()
 	}
-	return p.WorkLen() + 2*columnBlock*p.n
+	return max(p.WorkLen(), columnBlock*p.n) + 2*columnBlock*p.n
 }
 
 // Axis transforms along the middle axis of a row-major [outer, Len, inner]
@@ -375,7 +400,7 @@ func (p *Plan128) AxisRange(dst, src []cplx128, outer, inner, lo, hi int, work [
 		}
 		return
 	}
-	w := work[:p.WorkLen()]
+	w := work[:max(p.WorkLen(), columnBlock*n)]
 	in := work[len(w) : len(w)+columnBlock*n]
 	out := work[len(w)+columnBlock*n : len(w)+2*columnBlock*n]
 	blocks := (inner + columnBlock - 1) / columnBlock
@@ -383,6 +408,18 @@ func (p *Plan128) AxisRange(dst, src []cplx128, outer, inner, lo, hi int, work [
 		o, c0 := it/blocks, (it%blocks)*columnBlock
 		base := o * n * inner
 		nb := min(columnBlock, inner-c0)
+		if p.blue == nil {
+			// The block as a [n, nb] array: every stage runs on rows of
+			// nb contiguous elements.
+			for i := range n {
+				copy(in[i*nb:(i+1)*nb], src[base+i*inner+c0:base+i*inner+c0+nb])
+			}
+			p.transformCols(out, in[:n*nb], w, nb)
+			for i := range n {
+				copy(dst[base+i*inner+c0:base+i*inner+c0+nb], out[i*nb:(i+1)*nb])
+			}
+			continue
+		}
 		for i := range n {
 			row := src[base+i*inner+c0 : base+i*inner+c0+nb]
 			for b, v := range row {

@@ -21,6 +21,7 @@ type stage64 struct {
 	radix, m, s int
 	tw          []cplx64 // tw[p*(radix-1)+k-1] = w^(p·k), w = exp(∓2πi/(radix·m))
 	wr          []cplx64 // generic radix: exp(∓2πi·j/radix), j < radix
+	tws1        []cplx64 // the first radix-4 stage's twiddles k-major: tws1[(k-1)*m+p] = w^(p·k)
 }
 
 type bluestein64 struct {
@@ -71,6 +72,14 @@ func newPlan64(n int, inverse bool) *Plan64 {
 				st.tw[q*(r-1)+k-1] = cplx64(twiddle(q*k, cur, sign))
 			}
 		}
+		if r == 4 && s == 1 {
+			st.tws1 = make([]cplx64, 3*m)
+			for q := range m {
+				for k := 1; k < 4; k++ {
+					st.tws1[(k-1)*m+q] = st.tw[q*3+k-1]
+				}
+			}
+		}
 		if r > 5 {
 			st.wr = make([]cplx64, r)
 			for j := range r {
@@ -104,9 +113,18 @@ func (p *Plan64) Transform(dst, src, work []cplx64) {
 		p.bluestein(dst, src, work)
 		return
 	}
+	p.transformCols(dst, src, work, 1)
+}
+
+// transformCols transforms the b columns of the row-major [Len, b] array
+// src into dst (which may be src), with work of Len·b elements. Not for
+// Bluestein plans.
+func (p *Plan64) transformCols(dst, src, work []cplx64, b int) {
+	n := p.n * b
+	dst, src = dst[:n], src[:n]
 	ns := len(p.stages)
 	if ns == 0 {
-		dst[0] = src[0]
+		copy(dst, src)
 		return
 	}
 	work = work[:n]
@@ -122,7 +140,7 @@ func (p *Plan64) Transform(dst, src, work []cplx64) {
 		if (ns-1-i)%2 == 1 {
 			out = work
 		}
-		p.stages[i].run(out, in, p.inverse)
+		p.stages[i].run(out, in, p.inverse, b)
 		in = out
 	}
 }
@@ -162,23 +180,26 @@ func mul64(a, b cplx64) cplx64 {
 	return complex(ar*br-ai*bi, ar*bi+ai*br)
 }
 
-func (st *stage64) run(y, x []cplx64, inverse bool) {
+// run runs the stage on b interleaved transforms: with x holding
+// [Len, b] row-major, the stride of every stage is multiplied by b.
+func (st *stage64) run(y, x []cplx64, inverse bool, b int) {
+	s := st.s * b
 	switch st.radix {
 	case 4:
-		st.radix4(y, x, inverse)
+		st.radix4(y, x, inverse, s)
 	case 2:
-		st.radix2(y, x)
+		st.radix2(y, x, s)
 	case 3:
-		st.radix3(y, x, inverse)
+		st.radix3(y, x, inverse, s)
 	case 5:
-		st.radix5(y, x, inverse)
+		st.radix5(y, x, inverse, s)
 	default:
-		st.generic(y, x)
+		st.generic(y, x, s)
 	}
 }
 
-func (st *stage64) radix2(y, x []cplx64) {
-	m, s := st.m, st.s
+func (st *stage64) radix2(y, x []cplx64, s int) {
+	m := st.m
 	for p := range m {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
@@ -196,9 +217,13 @@ func (st *stage64) radix2(y, x []cplx64) {
 	}
 }
 
-func (st *stage64) radix4(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	if s == 1 {
+		if useAVX2 && m%vec64 == 0 {
+			radix4s1x64(&x[0], &y[0], m, &st.tws1[0], rot64(inverse))
+			return
+		}
 		for p := range m {
 			tw := st.tw[3*p : 3*p+3 : 3*p+3]
 			a0, a1, a2, a3 := x[p], x[p+m], x[p+2*m], x[p+3*m]
@@ -251,8 +276,8 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool) {
 	}
 }
 
-func (st *stage64) radix3(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix3(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	const half = 0.5
 	sin60 := real64(0.86602540378443864676372317075293618)
 	for p := range m {
@@ -276,8 +301,8 @@ func (st *stage64) radix3(y, x []cplx64, inverse bool) {
 	}
 }
 
-func (st *stage64) radix5(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix5(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	c1 := real64(0.30901699437494742410229341718281906)  // cos(2π/5)
 	c2 := real64(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real64(0.95105651629515357211643933337938214)  // sin(2π/5)
@@ -316,8 +341,8 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool) {
 	}
 }
 
-func (st *stage64) generic(y, x []cplx64) {
-	r, m, s := st.radix, st.m, st.s
+func (st *stage64) generic(y, x []cplx64, s int) {
+	r, m := st.radix, st.m
 	var a, t [maxRadix]cplx64
 	for p := range m {
 		tw := st.tw[(r-1)*p : (r-1)*(p+1)]
@@ -352,7 +377,7 @@ func (p *Plan64) AxisWorkLen(inner int) int {
 	if inner == 1 {
 		return p.WorkLen()
 	}
-	return p.WorkLen() + 2*columnBlock*p.n
+	return max(p.WorkLen(), columnBlock*p.n) + 2*columnBlock*p.n
 }
 
 // Axis transforms along the middle axis of a row-major [outer, Len, inner]
@@ -373,7 +398,7 @@ func (p *Plan64) AxisRange(dst, src []cplx64, outer, inner, lo, hi int, work []c
 		}
 		return
 	}
-	w := work[:p.WorkLen()]
+	w := work[:max(p.WorkLen(), columnBlock*n)]
 	in := work[len(w) : len(w)+columnBlock*n]
 	out := work[len(w)+columnBlock*n : len(w)+2*columnBlock*n]
 	blocks := (inner + columnBlock - 1) / columnBlock
@@ -381,6 +406,18 @@ func (p *Plan64) AxisRange(dst, src []cplx64, outer, inner, lo, hi int, work []c
 		o, c0 := it/blocks, (it%blocks)*columnBlock
 		base := o * n * inner
 		nb := min(columnBlock, inner-c0)
+		if p.blue == nil {
+			// The block as a [n, nb] array: every stage runs on rows of
+			// nb contiguous elements.
+			for i := range n {
+				copy(in[i*nb:(i+1)*nb], src[base+i*inner+c0:base+i*inner+c0+nb])
+			}
+			p.transformCols(out, in[:n*nb], w, nb)
+			for i := range n {
+				copy(dst[base+i*inner+c0:base+i*inner+c0+nb], out[i*nb:(i+1)*nb])
+			}
+			continue
+		}
 		for i := range n {
 			row := src[base+i*inner+c0 : base+i*inner+c0+nb]
 			for b, v := range row {

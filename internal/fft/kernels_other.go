@@ -36,3 +36,7 @@ var (
 	r5c64  [4]float32
 	r5c128 [4]float64
 )
+
+func radix4s1x64(x, y *complex64, m int, w *complex64, rot *uint32) { panic("fft: no assembly") }
+
+func radix4s1x128(x, y *complex128, m int, w *complex128, rot *uint64) { panic("fft: no assembly") }
