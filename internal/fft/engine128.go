@@ -152,16 +152,16 @@ func (p *Plan128) bluestein(dst, src, work []cplx128) {
 	n, m := p.n, b.m
 	a, f, w := work[:m], work[m:2*m], work[2*m:]
 	for k := range n {
-		a[k] = src[k] * b.chirp[k]
+		a[k] = mul128(src[k], b.chirp[k])
 	}
 	clear(a[n:])
 	b.fwd.Transform(f, a, w)
 	for k := range f {
-		f[k] *= b.kernel[k]
+		f[k] = mul128(f[k], b.kernel[k])
 	}
 	b.inv.Transform(a, f, w)
 	for k := range n {
-		dst[k] = a[k] * b.chirp[k]
+		dst[k] = mul128(a[k], b.chirp[k])
 	}
 }
 
@@ -222,11 +222,12 @@ func (st *stage128) radix2(y, x []cplx128, s int) {
 func (st *stage128) radix4(y, x []cplx128, inverse bool, s int) {
 	m := st.m
 	if s == 1 {
-		if useAVX2 && m%vec128 == 0 {
-			radix4s1x128(&x[0], &y[0], m, &st.tws1[0], rot128(inverse))
-			return
+		p0 := 0
+		if useAVX2 && m >= vec128 {
+			p0 = m - m%vec128
+			radix4s1x128(&x[0], &y[0], m, p0, &st.tws1[0], rot128(inverse))
 		}
-		for p := range m {
+		for p := p0; p < m; p++ {
 			tw := st.tw[3*p : 3*p+3 : 3*p+3]
 			a0, a1, a2, a3 := x[p], x[p+m], x[p+2*m], x[p+3*m]
 			t0, t1 := a0+a2, a0-a2
@@ -511,7 +512,7 @@ func (rp *RealPlan128) forward(dst []cplx128, src []real128, stride int, work []
 		czh := complex(real(zh), -imag(zh))
 		e := scale128(zk+czh, 0.5)
 		o := scale128(rotate128(zk-czh, false), 0.5)
-		wo := rp.tw[k] * o
+		wo := mul128(rp.tw[k], o)
 		d[k] = e + wo
 		v := e - wo
 		d[h-k] = complex(real(v), -imag(v))
@@ -553,7 +554,7 @@ func (rp *RealPlan128) inverse(dst []real128, dstride int, src []cplx128, sstrid
 		cxr := complex(real(xr), -imag(xr))
 		e := xk + cxr
 		tw := rp.tw[k]
-		o := (xk - cxr) * complex(real(tw), -imag(tw))
+		o := mul128(xk-cxr, complex(real(tw), -imag(tw)))
 		z[k] = e + rotate128(o, true)
 	}
 	rp.halfInv.Transform(z, z, w)

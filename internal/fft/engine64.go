@@ -150,16 +150,16 @@ func (p *Plan64) bluestein(dst, src, work []cplx64) {
 	n, m := p.n, b.m
 	a, f, w := work[:m], work[m:2*m], work[2*m:]
 	for k := range n {
-		a[k] = src[k] * b.chirp[k]
+		a[k] = mul64(src[k], b.chirp[k])
 	}
 	clear(a[n:])
 	b.fwd.Transform(f, a, w)
 	for k := range f {
-		f[k] *= b.kernel[k]
+		f[k] = mul64(f[k], b.kernel[k])
 	}
 	b.inv.Transform(a, f, w)
 	for k := range n {
-		dst[k] = a[k] * b.chirp[k]
+		dst[k] = mul64(a[k], b.chirp[k])
 	}
 }
 
@@ -220,11 +220,12 @@ func (st *stage64) radix2(y, x []cplx64, s int) {
 func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
 	m := st.m
 	if s == 1 {
-		if useAVX2 && m%vec64 == 0 {
-			radix4s1x64(&x[0], &y[0], m, &st.tws1[0], rot64(inverse))
-			return
+		p0 := 0
+		if useAVX2 && m >= vec64 {
+			p0 = m - m%vec64
+			radix4s1x64(&x[0], &y[0], m, p0, &st.tws1[0], rot64(inverse))
 		}
-		for p := range m {
+		for p := p0; p < m; p++ {
 			tw := st.tw[3*p : 3*p+3 : 3*p+3]
 			a0, a1, a2, a3 := x[p], x[p+m], x[p+2*m], x[p+3*m]
 			t0, t1 := a0+a2, a0-a2
@@ -509,7 +510,7 @@ func (rp *RealPlan64) forward(dst []cplx64, src []real64, stride int, work []cpl
 		czh := complex(real(zh), -imag(zh))
 		e := scale64(zk+czh, 0.5)
 		o := scale64(rotate64(zk-czh, false), 0.5)
-		wo := rp.tw[k] * o
+		wo := mul64(rp.tw[k], o)
 		d[k] = e + wo
 		v := e - wo
 		d[h-k] = complex(real(v), -imag(v))
@@ -551,7 +552,7 @@ func (rp *RealPlan64) inverse(dst []real64, dstride int, src []cplx64, sstride i
 		cxr := complex(real(xr), -imag(xr))
 		e := xk + cxr
 		tw := rp.tw[k]
-		o := (xk - cxr) * complex(real(tw), -imag(tw))
+		o := mul64(xk-cxr, complex(real(tw), -imag(tw)))
 		z[k] = e + rotate64(o, true)
 	}
 	rp.halfInv.Transform(z, z, w)

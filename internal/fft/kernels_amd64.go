@@ -62,7 +62,7 @@ var (
 )
 
 //go:noescape
-func radix4s1x64(x, y *complex64, m int, w *complex64, rot *uint32)
+func radix4s1x64(x, y *complex64, m, count int, w *complex64, rot *uint32)
 
 //go:noescape
-func radix4s1x128(x, y *complex128, m int, w *complex128, rot *uint64)
+func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64)

@@ -382,13 +382,13 @@ r5x128loop:
 // loads of x[p+j·m] are contiguous in p, the twiddles come from a table
 // w[k-1][p] (k-major), and the four results of each p are stored
 // together after a 4x4 transpose of the 64-bit complex64 elements.
-// func radix4s1x64(x, y *complex64, m int, w *complex64, rot *uint32)
-TEXT ·radix4s1x64(SB), NOSPLIT, $0-40
+// func radix4s1x64(x, y *complex64, m, count int, w *complex64, rot *uint32)
+TEXT ·radix4s1x64(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), AX
 	MOVQ y+8(FP), SI
 	MOVQ m+16(FP), R10
-	MOVQ w+24(FP), R11
-	MOVQ rot+32(FP), R12
+	MOVQ w+32(FP), R11
+	MOVQ rot+40(FP), R12
 	VMOVUPS (R12), Y15
 	SHLQ $3, R10
 	LEAQ (AX)(R10*1), BX
@@ -396,6 +396,8 @@ TEXT ·radix4s1x64(SB), NOSPLIT, $0-40
 	LEAQ (CX)(R10*1), DX
 	LEAQ (R11)(R10*1), R8
 	LEAQ (R8)(R10*1), R9
+	MOVQ count+24(FP), R10
+	SHLQ $3, R10
 	XORQ R13, R13
 
 r4s1x64loop:
@@ -454,13 +456,13 @@ r4s1x64loop:
 	VZEROUPPER
 	RET
 
-// func radix4s1x128(x, y *complex128, m int, w *complex128, rot *uint64)
-TEXT ·radix4s1x128(SB), NOSPLIT, $0-40
+// func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64)
+TEXT ·radix4s1x128(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), AX
 	MOVQ y+8(FP), SI
 	MOVQ m+16(FP), R10
-	MOVQ w+24(FP), R11
-	MOVQ rot+32(FP), R12
+	MOVQ w+32(FP), R11
+	MOVQ rot+40(FP), R12
 	VMOVUPD (R12), Y15
 	SHLQ $4, R10
 	LEAQ (AX)(R10*1), BX
@@ -468,6 +470,8 @@ TEXT ·radix4s1x128(SB), NOSPLIT, $0-40
 	LEAQ (CX)(R10*1), DX
 	LEAQ (R11)(R10*1), R8
 	LEAQ (R8)(R10*1), R9
+	MOVQ count+24(FP), R10
+	SHLQ $4, R10
 	XORQ R13, R13
 
 r4s1x128loop:

@@ -37,6 +37,6 @@ var (
 	r5c128 [4]float64
 )
 
-func radix4s1x64(x, y *complex64, m int, w *complex64, rot *uint32) { panic("fft: no assembly") }
+func radix4s1x64(x, y *complex64, m, count int, w *complex64, rot *uint32) { panic("fft: no assembly") }
 
-func radix4s1x128(x, y *complex128, m int, w *complex128, rot *uint64) { panic("fft: no assembly") }
+func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64) { panic("fft: no assembly") }
