@@ -200,14 +200,15 @@ func (st *stage64) run(y, x []cplx64, inverse bool, b int) {
 
 func (st *stage64) radix2(y, x []cplx64, s int) {
 	m := st.m
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[2*m*s-1], y[2*m*s-1]
+		radix2stage64(&x[0], &y[0], m, s, &st.tw[0])
+		return
+	}
 	for p := range m {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
 		y0, y1 := y[s*2*p:s*2*p+s], y[s*(2*p+1):s*(2*p+1)+s]
-		if useAVX2 && s%vec64 == 0 {
-			radix2x64(&x0[0], &x1[0], &y0[0], &y1[0], s, &st.tw[p])
-			continue
-		}
 		x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
 		for q := range x0 {
 			a, b := x0[q], x1[q]
@@ -238,6 +239,11 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
 		}
 		return
 	}
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[4*m*s-1], y[4*m*s-1]
+		radix4stage64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse))
+		return
+	}
 	for p := range m {
 		tw := st.tw[3*p : 3*p+3 : 3*p+3]
 		w1, w2, w3 := tw[0], tw[1], tw[2]
@@ -249,10 +255,6 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
 		y0, y1, y2, y3 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s]
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
 		y0, y1, y2, y3 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)]
-		if useAVX2 && s%vec64 == 0 {
-			radix4x64(&x0[0], &x1[0], &x2[0], &x3[0], &y0[0], &y1[0], &y2[0], &y3[0], s, &tw[0], rot64(inverse))
-			continue
-		}
 		if p == 0 {
 			for q := range x0 {
 				a0, a1, a2, a3 := x0[q], x1[q], x2[q], x3[q]

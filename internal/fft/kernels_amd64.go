@@ -23,18 +23,6 @@ const (
 	vec128 = 2
 )
 
-//go:noescape
-func radix4x64(x0, x1, x2, x3, y0, y1, y2, y3 *complex64, n int, w *complex64, rot *uint32)
-
-//go:noescape
-func radix4x128(x0, x1, x2, x3, y0, y1, y2, y3 *complex128, n int, w *complex128, rot *uint64)
-
-//go:noescape
-func radix2x64(x0, x1, y0, y1 *complex64, n int, w *complex64)
-
-//go:noescape
-func radix2x128(x0, x1, y0, y1 *complex128, n int, w *complex128)
-
 func rot64(inverse bool) *uint32 {
 	if inverse {
 		return &rotInv64[0]
@@ -66,3 +54,15 @@ func radix4s1x64(x, y *complex64, m, count int, w *complex64, rot *uint32)
 
 //go:noescape
 func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64)
+
+//go:noescape
+func radix4stage64(x, y *complex64, m, s int, tw *complex64, rot *uint32)
+
+//go:noescape
+func radix4stage128(x, y *complex128, m, s int, tw *complex128, rot *uint64)
+
+//go:noescape
+func radix2stage64(x, y *complex64, m, s int, tw *complex64)
+
+//go:noescape
+func radix2stage128(x, y *complex128, m, s int, tw *complex128)

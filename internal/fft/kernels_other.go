@@ -9,18 +9,6 @@ const (
 	vec128 = 2
 )
 
-func radix4x64(x0, x1, x2, x3, y0, y1, y2, y3 *complex64, n int, w *complex64, rot *uint32) {
-	panic("fft: no assembly")
-}
-
-func radix4x128(x0, x1, x2, x3, y0, y1, y2, y3 *complex128, n int, w *complex128, rot *uint64) {
-	panic("fft: no assembly")
-}
-
-func radix2x64(x0, x1, y0, y1 *complex64, n int, w *complex64) { panic("fft: no assembly") }
-
-func radix2x128(x0, x1, y0, y1 *complex128, n int, w *complex128) { panic("fft: no assembly") }
-
 func rot64(bool) *uint32  { return nil }
 func rot128(bool) *uint64 { return nil }
 
@@ -39,4 +27,16 @@ var (
 
 func radix4s1x64(x, y *complex64, m, count int, w *complex64, rot *uint32) { panic("fft: no assembly") }
 
-func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64) { panic("fft: no assembly") }
+func radix4s1x128(x, y *complex128, m, count int, w *complex128, rot *uint64) {
+	panic("fft: no assembly")
+}
+
+func radix4stage64(x, y *complex64, m, s int, tw *complex64, rot *uint32) { panic("fft: no assembly") }
+
+func radix4stage128(x, y *complex128, m, s int, tw *complex128, rot *uint64) {
+	panic("fft: no assembly")
+}
+
+func radix2stage64(x, y *complex64, m, s int, tw *complex64) { panic("fft: no assembly") }
+
+func radix2stage128(x, y *complex128, m, s int, tw *complex128) { panic("fft: no assembly") }
