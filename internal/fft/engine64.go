@@ -310,6 +310,11 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool, s int) {
 	c2 := real64(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real64(0.95105651629515357211643933337938214)  // sin(2π/5)
 	s2 := real64(0.58778525229247312916870595463907277)  // sin(4π/5)
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[5*m*s-1], y[5*m*s-1]
+		radix5stage64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse), &r5c64[0])
+		return
+	}
 	for p := range m {
 		tw := st.tw[4*p : 4*p+4 : 4*p+4]
 		x0 := x[s*p : s*p+s]
@@ -319,10 +324,6 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool, s int) {
 		x4 := x[s*(p+4*m) : s*(p+4*m)+s]
 		yb := y[s*5*p : s*5*p+5*s]
 		y0, y1, y2, y3, y4 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s], yb[4*s:5*s]
-		if useAVX2 && s%vec64 == 0 {
-			radix5x64(&x0[0], &x1[0], &x2[0], &x3[0], &x4[0], &y0[0], &y1[0], &y2[0], &y3[0], &y4[0], s, &tw[0], rot64(inverse), &r5c64[0])
-			continue
-		}
 		x1, x2, x3, x4 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], x4[:len(x0)]
 		y0, y1, y2, y3, y4 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)], y4[:len(x0)]
 		w1, w2, w3, w4 := tw[0], tw[1], tw[2], tw[3]

@@ -37,12 +37,6 @@ func rot128(inverse bool) *uint64 {
 	return &rotFwd128[0]
 }
 
-//go:noescape
-func radix5x64(x0, x1, x2, x3, x4, y0, y1, y2, y3, y4 *complex64, n int, w *complex64, rot *uint32, c *float32)
-
-//go:noescape
-func radix5x128(x0, x1, x2, x3, x4, y0, y1, y2, y3, y4 *complex128, n int, w *complex128, rot *uint64, c *float64)
-
 // The radix-5 constants cos(2π/5), cos(4π/5), sin(2π/5), sin(4π/5).
 var (
 	r5c64  = [4]float32{0.30901699437494742410229341718281906, -0.80901699437494742410229341718281906, 0.95105651629515357211643933337938214, 0.58778525229247312916870595463907277}
@@ -66,3 +60,9 @@ func radix2stage64(x, y *complex64, m, s int, tw *complex64)
 
 //go:noescape
 func radix2stage128(x, y *complex128, m, s int, tw *complex128)
+
+//go:noescape
+func radix5stage64(x, y *complex64, m, s int, tw *complex64, rot *uint32, c *float32)
+
+//go:noescape
+func radix5stage128(x, y *complex128, m, s int, tw *complex128, rot *uint64, c *float64)
