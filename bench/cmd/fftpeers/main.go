@@ -3,7 +3,8 @@
 // harness bench/fftw/fftw_bench.c, which this command compiles with cc),
 // numpy.fft and torch.fft (bench/fft_bench.py under /usr/bin/python3), on
 // one thread, and prints the medians side by side with loom's ratio to
-// each (peer time / loom time: above 1 means loom is faster).
+// each (peer time / loom time: above 1 means loom is faster). Each round
+// times every engine once, in turn; the table shows medians over rounds.
 //
 //	go run ./cmd/fftpeers                  # from bench/
 //	go run ./cmd/fftpeers -rounds 7 -target 500ms -filter 1d
@@ -24,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,69 +40,82 @@ func main() {
 	flag.Parse()
 	runtime.GOMAXPROCS(1)
 
-	res := map[string]map[string]float64{} // engine -> workload -> ns
-	set := func(engine, name string, ns float64) {
-		if res[engine] == nil {
-			res[engine] = map[string]float64{}
+	// Every round times every engine once (loom, FFTW, numpy/torch), so
+	// that the machine's load drifts over all of them alike; the table
+	// shows the medians over the rounds.
+	times := map[string]map[string][]float64{} // engine -> workload -> ns per round
+	add := func(engine, name string, ns float64) {
+		if times[engine] == nil {
+			times[engine] = map[string][]float64{}
 		}
-		res[engine][name] = ns
+		times[engine][name] = append(times[engine][name], ns)
 	}
-	notes := []string{}
-
-	// loom
-	for _, w := range bench.FFTWorkloads {
-		if !strings.Contains(w.Name, *filter) {
-			continue
+	var notes []string
+	note := func(n string) {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
 		}
-		run, _, closeFn, err := w.LoomFFT(1)
+	}
+	fftwBin, cleanup, fftwErr := buildFFTW()
+	defer cleanup()
+	if fftwErr != nil {
+		note("FFTW: n/a (" + fftwErr.Error() + ")")
+	}
+	for r := range *rounds {
+		fmt.Fprintf(os.Stderr, "round %d/%d\n", r+1, *rounds)
+		for _, w := range bench.FFTWorkloads {
+			if !strings.Contains(w.Name, *filter) {
+				continue
+			}
+			run, _, closeFn, err := w.LoomFFT(1)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "loom:", err)
+				os.Exit(1)
+			}
+			d, err := bench.TimeMedian(run, *target, 1)
+			closeFn()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "loom:", err)
+				os.Exit(1)
+			}
+			add("loom", w.Name, float64(d.Nanoseconds()))
+		}
+		if fftwErr == nil {
+			lines, err := runFFTW(fftwBin, *target, *filter)
+			if err != nil {
+				note("FFTW: n/a (" + err.Error() + ")")
+			}
+			for _, l := range lines {
+				add("FFTW", l.Name, l.NS)
+			}
+		}
+		out, err := exec.Command(*python, "fft_bench.py", fmt.Sprint(target.Milliseconds()), "1", *filter).Output()
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "loom:", err)
-			os.Exit(1)
+			note(fmt.Sprintf("numpy/torch: n/a (%s fft_bench.py: %v)", *python, err))
 		}
-		d, err := bench.TimeMedian(run, *target, *rounds)
-		closeFn()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loom:", err)
-			os.Exit(1)
-		}
-		set("loom", w.Name, float64(d.Nanoseconds()))
-		fmt.Fprintf(os.Stderr, "loom  %-24s %v\n", w.Name, d)
-	}
-
-	// FFTW
-	if reason := fftwMissing(); reason != "" {
-		notes = append(notes, "FFTW: n/a ("+reason+")")
-	} else if lines, err := runFFTW(*target, *rounds, *filter); err != nil {
-		notes = append(notes, "FFTW: n/a ("+err.Error()+")")
-	} else {
-		for _, l := range lines {
-			set("FFTW", l.Name, l.NS)
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			var raw map[string]any
+			if json.Unmarshal(sc.Bytes(), &raw) != nil {
+				continue
+			}
+			if raw["engine"] == "versions" {
+				note(fmt.Sprintf("numpy %v, torch %v", raw["numpy"], raw["torch"]))
+				continue
+			}
+			name, _ := raw["name"].(string)
+			engine, _ := raw["engine"].(string)
+			ns, _ := raw["ns"].(float64)
+			add(engine, name, ns)
 		}
 	}
-
-	// numpy and torch
-	script := "fft_bench.py"
-	out, err := exec.Command(*python, script, fmt.Sprint(target.Milliseconds()), fmt.Sprint(*rounds), *filter).Output()
-	if err != nil {
-		notes = append(notes, fmt.Sprintf("numpy/torch: n/a (%s %s: %v)", *python, script, err))
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var l struct {
-			Engine string  `json:"engine"`
-			Name   string  `json:"name"`
-			NS     float64 `json:"ns"`
+	res := map[string]map[string]float64{}
+	for e, ws := range times {
+		res[e] = map[string]float64{}
+		for name, ts := range ws {
+			slices.Sort(ts)
+			res[e][name] = ts[len(ts)/2]
 		}
-		var raw map[string]any
-		if json.Unmarshal(sc.Bytes(), &raw) != nil {
-			continue
-		}
-		if raw["engine"] == "versions" {
-			notes = append(notes, fmt.Sprintf("numpy %v, torch %v", raw["numpy"], raw["torch"]))
-			continue
-		}
-		_ = json.Unmarshal(sc.Bytes(), &l)
-		set(l.Engine, l.Name, l.NS)
 	}
 
 	engines := []string{"loom", "FFTW", "numpy", "torch"}
@@ -118,8 +133,9 @@ func main() {
 		row = append(row, ratio(l, res["FFTW"][w.Name]), ratio(res["numpy"][w.Name], l), ratio(res["torch"][w.Name], l))
 		fmt.Printf("| %s |\n", strings.Join(row, " | "))
 	}
+	fmt.Println()
 	for _, n := range notes {
-		fmt.Println("\n" + n)
+		fmt.Println(n)
 	}
 }
 
@@ -142,15 +158,26 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2fx", a/b)
 }
 
-// fftwMissing says why the FFTW harness cannot be built ("" when it can).
-func fftwMissing() string {
+// buildFFTW compiles fftw/fftw_bench.c; it fails, saying why, without a
+// C compiler or libfftw3-dev.
+func buildFFTW() (bin string, cleanup func(), err error) {
+	cleanup = func() {}
 	if _, err := exec.LookPath("cc"); err != nil {
-		return "no C compiler (cc)"
+		return "", cleanup, fmt.Errorf("no C compiler (cc)")
 	}
 	if _, err := os.Stat("/usr/include/fftw3.h"); err != nil {
-		return "fftw3.h not found: apt-get install libfftw3-dev"
+		return "", cleanup, fmt.Errorf("fftw3.h not found: apt-get install libfftw3-dev")
 	}
-	return ""
+	dir, err := os.MkdirTemp("", "fftw_bench")
+	if err != nil {
+		return "", cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	bin = filepath.Join(dir, "fftw_bench")
+	if out, err := exec.Command("cc", "-O2", "-o", bin, filepath.Join("fftw", "fftw_bench.c"), "-lfftw3f", "-lm").CombinedOutput(); err != nil {
+		return "", cleanup, fmt.Errorf("cc: %v: %s", err, out)
+	}
+	return bin, cleanup, nil
 }
 
 type fftwLine struct {
@@ -158,17 +185,10 @@ type fftwLine struct {
 	NS   float64 `json:"ns"`
 }
 
-func runFFTW(target time.Duration, rounds int, filter string) ([]fftwLine, error) {
-	dir, err := os.MkdirTemp("", "fftw_bench")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "fftw_bench")
-	if out, err := exec.Command("cc", "-O2", "-o", bin, filepath.Join("fftw", "fftw_bench.c"), "-lfftw3f", "-lm").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("cc: %v: %s", err, out)
-	}
-	out, err := exec.Command(bin, fmt.Sprint(target.Milliseconds()), fmt.Sprint(rounds), filter).Output()
+// runFFTW runs one round of the harness (it plans with FFTW_MEASURE every
+// time; the planning is not timed).
+func runFFTW(bin string, target time.Duration, filter string) ([]fftwLine, error) {
+	out, err := exec.Command(bin, fmt.Sprint(target.Milliseconds()), "1", filter).Output()
 	if err != nil {
 		return nil, err
 	}
