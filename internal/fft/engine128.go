@@ -4,6 +4,8 @@ package fft
 // ending in 128 becomes the same name ending in 64, and real128 becomes
 // float32. Keep float64 for twiddle arithmetic only.
 
+import "unsafe"
+
 type (
 	cplx128 = complex128
 	real128 = float64
@@ -502,8 +504,13 @@ func (rp *RealPlan128) forward(dst []cplx128, src []real128, stride int, work []
 	}
 	h := n / 2
 	z, w := work[:h], work[h:]
-	for k := range h {
-		z[k] = complex(src[2*k*stride], src[(2*k+1)*stride])
+	if stride == 1 {
+		// The real pairs are the complex numbers' layout.
+		z = unsafe.Slice((*cplx128)(unsafe.Pointer(&src[0])), h)
+	} else {
+		for k := range h {
+			z[k] = complex(src[2*k*stride], src[(2*k+1)*stride])
+		}
 	}
 	d := dst[:h+1]
 	rp.half.Transform(d[:h], z, w)
@@ -559,6 +566,10 @@ func (rp *RealPlan128) inverse(dst []real128, dstride int, src []cplx128, sstrid
 		tw := rp.tw[k]
 		o := mul128(xk-cxr, complex(real(tw), -imag(tw)))
 		z[k] = e + rotate128(o, true)
+	}
+	if dstride == 1 {
+		rp.halfInv.Transform(unsafe.Slice((*cplx128)(unsafe.Pointer(&dst[0])), h), z, w)
+		return
 	}
 	rp.halfInv.Transform(z, z, w)
 	for k := range h {

@@ -2,6 +2,8 @@
 
 package fft
 
+import "unsafe"
+
 type (
 	cplx64 = complex64
 	real64 = float32
@@ -500,8 +502,13 @@ func (rp *RealPlan64) forward(dst []cplx64, src []real64, stride int, work []cpl
 	}
 	h := n / 2
 	z, w := work[:h], work[h:]
-	for k := range h {
-		z[k] = complex(src[2*k*stride], src[(2*k+1)*stride])
+	if stride == 1 {
+		// The real pairs are the complex numbers' layout.
+		z = unsafe.Slice((*cplx64)(unsafe.Pointer(&src[0])), h)
+	} else {
+		for k := range h {
+			z[k] = complex(src[2*k*stride], src[(2*k+1)*stride])
+		}
 	}
 	d := dst[:h+1]
 	rp.half.Transform(d[:h], z, w)
@@ -557,6 +564,10 @@ func (rp *RealPlan64) inverse(dst []real64, dstride int, src []cplx64, sstride i
 		tw := rp.tw[k]
 		o := mul64(xk-cxr, complex(real(tw), -imag(tw)))
 		z[k] = e + rotate64(o, true)
+	}
+	if dstride == 1 {
+		rp.halfInv.Transform(unsafe.Slice((*cplx64)(unsafe.Pointer(&dst[0])), h), z, w)
+		return
 	}
 	rp.halfInv.Transform(z, z, w)
 	for k := range h {
