@@ -44,5 +44,9 @@ func init() {
 		gradCase{"irfft2", cplxIn(3, 3), func(x []*graph.Node) *graph.Node {
 			return ops.IRFFT2(ops.Complex(x[0], x[1]), ops.FFTLengths(3, 4))
 		}},
+		// FFTConvolve: RFFTN of both operands, a product, IRFFTN, a crop.
+		gradCase{"fftconvolve-same", []operand{{s(5, 4), uniform(-2, 2)}, {s(2, 3), uniform(-2, 2)}}, func(x []*graph.Node) *graph.Node {
+			return ops.FFTConvolve(x[0], x[1], "same")
+		}},
 	)
 }

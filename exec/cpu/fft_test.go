@@ -229,3 +229,74 @@ func TestFFTGradientsAreAdjoints(t *testing.T) {
 		}
 	}
 }
+
+// TestFFTConvolveOnCPU runs FFTConvolve (real and complex, 2-D, every
+// mode) on the CPU backend against the direct convolution sum in float64.
+func TestFFTConvolveOnCPU(t *testing.T) {
+	be, err := cpu.New(cpu.Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	direct := func(a, b *tensor.Tensor) (full []complex128, rows, cols int) {
+		ar, ac, br, bc := a.Shape()[0], a.Shape()[1], b.Shape()[0], b.Shape()[1]
+		rows, cols = ar+br-1, ac+bc-1
+		full = make([]complex128, rows*cols)
+		for i := range ar {
+			for j := range ac {
+				for k := range br {
+					for l := range bc {
+						full[(i+k)*cols+j+l] += a.Complex128(i*ac+j) * b.Complex128(k*bc+l)
+					}
+				}
+			}
+		}
+		return full, rows, cols
+	}
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32} {
+		for _, mode := range []string{"full", "same", "valid"} {
+			g := graph.New()
+			a := g.Input("a", dt, 9, 12)
+			b := g.Input("b", dt, 4, 5)
+			y := ops.FFTConvolve(a, b, mode)
+			if err := g.Err(); err != nil {
+				t.Fatal(err)
+			}
+			av, bv := fftData(dt, a.Shape(), 7), fftData(dt, b.Shape(), 8)
+			p, err := exec.Compile(be, []*graph.Node{y})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Run(context.Background(), exec.Feeds{a: av, b: bv})
+			p.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, rows, cols := direct(av, bv)
+			// scipy.signal.fftconvolve's crops: same keeps a's size,
+			// valid the |a-b|+1 overlaps, both centred on the full result.
+			wr, wc := rows, cols
+			switch mode {
+			case "same":
+				wr, wc = 9, 12
+			case "valid":
+				wr, wc = 9-4+1, 12-5+1
+			}
+			if !out[0].Shape().Equal(tensor.Shape{wr, wc}) || out[0].DType() != dt {
+				t.Fatalf("%v %s: result %v%v, want %v[%d %d]", dt, mode, out[0].DType(), out[0].Shape(), dt, wr, wc)
+			}
+			r0, c0 := (rows-wr)/2, (cols-wc)/2
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-5
+			}
+			for i := range wr {
+				for j := range wc {
+					if d := cmplx.Abs(out[0].Complex128(i*wc+j) - full[(i+r0)*cols+j+c0]); d > tol*10 {
+						t.Fatalf("%v %s: element [%d %d] = %v, want %v", dt, mode, i, j, out[0].Complex128(i*wc+j), full[(i+r0)*cols+j+c0])
+					}
+				}
+			}
+		}
+	}
+}
