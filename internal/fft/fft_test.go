@@ -229,7 +229,8 @@ func TestAxis(t *testing.T) {
 }
 
 func TestPlansAreCached(t *testing.T) {
-	if NewPlan64(360, false) != NewPlan64(360, false) || NewPlan64(360, false) == NewPlan64(360, true) {
+	a, b, inv := NewPlan64(360, false), NewPlan64(360, false), NewPlan64(360, true)
+	if a != b || a == inv {
 		t.Error("plans not cached by (length, direction)")
 	}
 	if any(NewRealPlan128(64)) == any(NewRealPlan64(64)) {
