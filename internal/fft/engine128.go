@@ -204,6 +204,11 @@ func (st *stage128) run(y, x []cplx128, inverse bool, b int) {
 
 func (st *stage128) radix2(y, x []cplx128, s int) {
 	m := st.m
+	if useAVX512 && s%vecz128 == 0 {
+		_, _ = x[2*m*s-1], y[2*m*s-1]
+		radix2stagez128(&x[0], &y[0], m, s, &st.tw[0])
+		return
+	}
 	if useAVX2 && s%vec128 == 0 {
 		_, _ = x[2*m*s-1], y[2*m*s-1]
 		radix2stage128(&x[0], &y[0], m, s, &st.tw[0])
@@ -241,6 +246,11 @@ func (st *stage128) radix4(y, x []cplx128, inverse bool, s int) {
 			yy[2] = mul128(t0-t2, tw[1])
 			yy[3] = mul128(t1-t3, tw[2])
 		}
+		return
+	}
+	if useAVX512 && s%vecz128 == 0 {
+		_, _ = x[4*m*s-1], y[4*m*s-1]
+		radix4stagez128(&x[0], &y[0], m, s, &st.tw[0], rot128(inverse))
 		return
 	}
 	if useAVX2 && s%vec128 == 0 {
@@ -314,6 +324,11 @@ func (st *stage128) radix5(y, x []cplx128, inverse bool, s int) {
 	c2 := real128(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real128(0.95105651629515357211643933337938214)  // sin(2π/5)
 	s2 := real128(0.58778525229247312916870595463907277)  // sin(4π/5)
+	if useAVX512 && s%vecz128 == 0 {
+		_, _ = x[5*m*s-1], y[5*m*s-1]
+		radix5stagez128(&x[0], &y[0], m, s, &st.tw[0], rot128(inverse), &r5c128[0])
+		return
+	}
 	if useAVX2 && s%vec128 == 0 {
 		_, _ = x[5*m*s-1], y[5*m*s-1]
 		radix5stage128(&x[0], &y[0], m, s, &st.tw[0], rot128(inverse), &r5c128[0])

@@ -202,6 +202,11 @@ func (st *stage64) run(y, x []cplx64, inverse bool, b int) {
 
 func (st *stage64) radix2(y, x []cplx64, s int) {
 	m := st.m
+	if useAVX512 && s%vecz64 == 0 {
+		_, _ = x[2*m*s-1], y[2*m*s-1]
+		radix2stagez64(&x[0], &y[0], m, s, &st.tw[0])
+		return
+	}
 	if useAVX2 && s%vec64 == 0 {
 		_, _ = x[2*m*s-1], y[2*m*s-1]
 		radix2stage64(&x[0], &y[0], m, s, &st.tw[0])
@@ -239,6 +244,11 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
 			yy[2] = mul64(t0-t2, tw[1])
 			yy[3] = mul64(t1-t3, tw[2])
 		}
+		return
+	}
+	if useAVX512 && s%vecz64 == 0 {
+		_, _ = x[4*m*s-1], y[4*m*s-1]
+		radix4stagez64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse))
 		return
 	}
 	if useAVX2 && s%vec64 == 0 {
@@ -312,6 +322,11 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool, s int) {
 	c2 := real64(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real64(0.95105651629515357211643933337938214)  // sin(2π/5)
 	s2 := real64(0.58778525229247312916870595463907277)  // sin(4π/5)
+	if useAVX512 && s%vecz64 == 0 {
+		_, _ = x[5*m*s-1], y[5*m*s-1]
+		radix5stagez64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse), &r5c64[0])
+		return
+	}
 	if useAVX2 && s%vec64 == 0 {
 		_, _ = x[5*m*s-1], y[5*m*s-1]
 		radix5stage64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse), &r5c64[0])

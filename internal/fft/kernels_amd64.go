@@ -4,23 +4,29 @@ package fft
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the assembly butterflies (kernels_amd64.s).
-var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// useAVX2 selects the assembly butterflies (kernels_amd64.s), useAVX512
+// their AVX-512 forms where the stride is a multiple of that vector.
+var (
+	useAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+)
 
 // The sign masks of the rotation by -i (forward: negate the imaginary
 // lanes after swapping the parts) and +i (inverse: the real lanes).
 var (
-	rotFwd64  = [8]uint32{0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31}
-	rotInv64  = [8]uint32{1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0}
-	rotFwd128 = [4]uint64{0, 1 << 63, 0, 1 << 63}
-	rotInv128 = [4]uint64{1 << 63, 0, 1 << 63, 0}
+	rotFwd64  = [16]uint32{0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31}
+	rotInv64  = [16]uint32{1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0, 1 << 31, 0}
+	rotFwd128 = [8]uint64{0, 1 << 63, 0, 1 << 63, 0, 1 << 63, 0, 1 << 63}
+	rotInv128 = [8]uint64{1 << 63, 0, 1 << 63, 0, 1 << 63, 0, 1 << 63, 0}
 )
 
 // vec64 and vec128 are the elements of one vector; the assembly loops
 // need n to be a positive multiple.
 const (
-	vec64  = 4
-	vec128 = 2
+	vec64   = 4
+	vec128  = 2
+	vecz64  = 8
+	vecz128 = 4
 )
 
 func rot64(inverse bool) *uint32 {
@@ -66,3 +72,21 @@ func radix5stage64(x, y *complex64, m, s int, tw *complex64, rot *uint32, c *flo
 
 //go:noescape
 func radix5stage128(x, y *complex128, m, s int, tw *complex128, rot *uint64, c *float64)
+
+//go:noescape
+func radix4stagez64(x, y *complex64, m, s int, tw *complex64, rot *uint32)
+
+//go:noescape
+func radix4stagez128(x, y *complex128, m, s int, tw *complex128, rot *uint64)
+
+//go:noescape
+func radix2stagez64(x, y *complex64, m, s int, tw *complex64)
+
+//go:noescape
+func radix2stagez128(x, y *complex128, m, s int, tw *complex128)
+
+//go:noescape
+func radix5stagez64(x, y *complex64, m, s int, tw *complex64, rot *uint32, c *float32)
+
+//go:noescape
+func radix5stagez128(x, y *complex128, m, s int, tw *complex128, rot *uint64, c *float64)

@@ -2,11 +2,16 @@
 
 package fft
 
-const useAVX2 = false
+const (
+	useAVX2   = false
+	useAVX512 = false
+)
 
 const (
-	vec64  = 4
-	vec128 = 2
+	vec64   = 4
+	vec128  = 2
+	vecz64  = 8
+	vecz128 = 4
 )
 
 func rot64(bool) *uint32  { return nil }
@@ -38,5 +43,23 @@ func radix5stage64(x, y *complex64, m, s int, tw *complex64, rot *uint32, c *flo
 }
 
 func radix5stage128(x, y *complex128, m, s int, tw *complex128, rot *uint64, c *float64) {
+	panic("fft: no assembly")
+}
+
+func radix4stagez64(x, y *complex64, m, s int, tw *complex64, rot *uint32) { panic("fft: no assembly") }
+
+func radix4stagez128(x, y *complex128, m, s int, tw *complex128, rot *uint64) {
+	panic("fft: no assembly")
+}
+
+func radix2stagez64(x, y *complex64, m, s int, tw *complex64) { panic("fft: no assembly") }
+
+func radix2stagez128(x, y *complex128, m, s int, tw *complex128) { panic("fft: no assembly") }
+
+func radix5stagez64(x, y *complex64, m, s int, tw *complex64, rot *uint32, c *float32) {
+	panic("fft: no assembly")
+}
+
+func radix5stagez128(x, y *complex128, m, s int, tw *complex128, rot *uint64, c *float64) {
 	panic("fft: no assembly")
 }
