@@ -83,6 +83,7 @@ func Cases() []Case {
 	cs = append(cs, convCases()...)    // convolutions (issue 15)
 	cs = append(cs, poolCases()...)    // pooling (issue 15)
 	cs = append(cs, complexCases()...) // complex numbers (issue 16)
+	cs = append(cs, fftCases()...)     // Fourier transforms (issue 16)
 	return cs
 }
 

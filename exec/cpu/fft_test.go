@@ -1,0 +1,302 @@
+package cpu_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cpu"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+func fftData(dt tensor.DType, shape tensor.Shape, seed uint64) *tensor.Tensor {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	t := tensor.Zeros(dt, shape...)
+	for i := range t.Size() {
+		if dt.IsComplex() {
+			t.SetComplex128(i, complex(rng.Float64()*2-1, rng.Float64()*2-1))
+		} else {
+			t.SetFloat64(i, rng.Float64()*2-1)
+		}
+	}
+	return t
+}
+
+// maxRelErr is max|got-want| / max|want|.
+func maxRelErr(got, want *tensor.Tensor) float64 {
+	var e, m float64
+	for i := range want.Size() {
+		e = max(e, cmplx.Abs(got.Complex128(i)-want.Complex128(i)))
+		m = max(m, cmplx.Abs(want.Complex128(i)))
+	}
+	return e / max(m, 1e-300)
+}
+
+// TestFFTAgainstReference runs the three ops over several shapes, axes
+// and norm modes, in both precisions and on 1 and 3 threads, against the
+// float64 reference evaluator (ops/fft.go's own transform).
+func TestFFTAgainstReference(t *testing.T) {
+	type tc struct {
+		shape tensor.Shape
+		axes  []int
+	}
+	cases := []tc{
+		{tensor.Shape{1}, []int{0}}, {tensor.Shape{8}, []int{0}}, {tensor.Shape{3, 7}, []int{1}},
+		{tensor.Shape{6, 5}, []int{0}}, {tensor.Shape{4, 6, 10}, []int{0, 2}}, {tensor.Shape{4, 6, 10}, []int{2, 1}},
+		{tensor.Shape{2, 9, 12}, []int{1}}, {tensor.Shape{2, 67, 3}, []int{0, 1, 2}}, {tensor.Shape{1000}, []int{0}},
+		{tensor.Shape{16, 33}, []int{1, 0}},
+	}
+	for _, threads := range []int{1, 3} {
+		be, err := cpu.New(cpu.Threads(threads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer be.Close()
+		for ci, c := range cases {
+			for _, cdt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
+				rdt := cdt.RealDType()
+				for _, norm := range []string{opdef.NormBackward, opdef.NormOrtho, opdef.NormForward} {
+					name := fmt.Sprintf("%d/%s/%v/%v/%s", threads, cdt.Short(), c.shape, c.axes, norm)
+					t.Run(name, func(t *testing.T) {
+						g := graph.New()
+						x := g.Input("x", cdt, c.shape...)
+						r := g.Input("r", rdt, c.shape...)
+						ra := c.axes[len(c.axes)-1]
+						n := c.shape[ra]
+						hs := c.shape.Clone()
+						hs[ra] = n/2 + 1
+						h := g.Input("h", cdt, hs...)
+						outs := []*graph.Node{
+							ops.Apply(ops.OpFFT, opdef.FFTAttr{Axes: c.axes, Norm: norm}, x),
+							ops.Apply(ops.OpFFT, opdef.FFTAttr{Axes: c.axes, Norm: norm, Inverse: true}, x),
+							ops.Apply(ops.OpRFFT, opdef.FFTAttr{Axes: c.axes, Norm: norm}, r),
+							ops.Apply(ops.OpIRFFT, opdef.FFTAttr{Axes: c.axes, Norm: norm, N: n}, h),
+						}
+						if err := g.Err(); err != nil {
+							t.Fatal(err)
+						}
+						feeds := exec.Feeds{x: fftData(cdt, c.shape, uint64(ci)), r: fftData(rdt, c.shape, uint64(ci+100)), h: fftData(cdt, hs, uint64(ci+200))}
+						want, err := exectest.Eval(outs, feeds)
+						if err != nil {
+							t.Fatal(err)
+						}
+						p, err := exec.Compile(be, outs)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer p.Close()
+						got, err := p.Run(context.Background(), feeds)
+						if err != nil {
+							t.Fatal(err)
+						}
+						// complex64: a few float32 ulps times log2 of the
+						// length; complex128: near float64 rounding.
+						tol := 1e-12
+						if cdt == tensor.Complex64 {
+							tol = 3e-6 * math.Log2(float64(c.shape.Size())+2)
+						}
+						for i := range outs {
+							if e := maxRelErr(got[i], want[i]); e > tol {
+								t.Errorf("output %d (%v %v): relative error %.3g > %.3g", i, outs[i].Op(), outs[i].Attr(), e, tol)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestFFTAllocs(t *testing.T) {
+	be, err := cpu.New(cpu.Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Complex64, 64, 96)
+	r := g.Input("r", tensor.Float32, 64, 96)
+	h := g.Input("h", tensor.Complex64, 64, 49)
+	outs := []*graph.Node{
+		ops.Apply(ops.OpFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: "ortho"}, x),
+		ops.Apply(ops.OpRFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: "backward"}, r),
+		ops.Apply(ops.OpIRFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: "backward", N: 96}, h),
+	}
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{x: fftData(tensor.Complex64, x.Shape(), 1), r: fftData(tensor.Float32, r.Shape(), 2), h: fftData(tensor.Complex64, h.Shape(), 3)}
+	res := make([]*tensor.Tensor, len(outs))
+	for k, o := range outs {
+		res[k] = tensor.Zeros(o.DType(), o.Shape()...)
+	}
+	ctx := context.Background()
+	if err := p.RunInto(ctx, feeds, res); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(5, func() {
+		if err := p.RunInto(ctx, feeds, res); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
+
+// TestFFTGradientsAreAdjoints checks the gradient rules of FFT, RFFT and
+// IRFFT by the dot-product test: for a linear f and a cotangent g, the
+// rule's result c = rule(f, g) must satisfy Re<f(x), g> = Re<x, c> (the
+// cotangent convention of docs: dL/dRe + i·dL/dIm), here to float64
+// rounding, on the CPU backend, for every norm mode.
+func TestFFTGradientsAreAdjoints(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	c128, f64 := tensor.Complex128, tensor.Float64
+	type tc struct {
+		name  string
+		in    tensor.DType
+		shape tensor.Shape
+		f     func(x *graph.Node, norm string) *graph.Node
+	}
+	cases := []tc{
+		{"fft2", c128, tensor.Shape{3, 4}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: norm}, x)
+		}},
+		{"ifft-axis0", c128, tensor.Shape{5, 2}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpFFT, opdef.FFTAttr{Axes: []int{0}, Norm: norm, Inverse: true}, x)
+		}},
+		{"rfft-even", f64, tensor.Shape{3, 6}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpRFFT, opdef.FFTAttr{Axes: []int{1}, Norm: norm}, x)
+		}},
+		{"rfft2-odd", f64, tensor.Shape{4, 5}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpRFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: norm}, x)
+		}},
+		{"irfft-even", c128, tensor.Shape{3, 4}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpIRFFT, opdef.FFTAttr{Axes: []int{1}, Norm: norm, N: 6}, x)
+		}},
+		{"irfft2-odd", c128, tensor.Shape{3, 4}, func(x *graph.Node, norm string) *graph.Node {
+			return ops.Apply(ops.OpIRFFT, opdef.FFTAttr{Axes: []int{0, 1}, Norm: norm, N: 7}, x)
+		}},
+	}
+	dot := func(a, b *tensor.Tensor) float64 { // Re Σ conj(b)·a
+		var s float64
+		for i := range a.Size() {
+			s += real(cmplx.Conj(b.Complex128(i)) * a.Complex128(i))
+		}
+		return s
+	}
+	for ci, c := range cases {
+		for _, norm := range []string{opdef.NormBackward, opdef.NormOrtho, opdef.NormForward} {
+			t.Run(c.name+"/"+norm, func(t *testing.T) {
+				g := graph.New()
+				x := g.Input("x", c.in, c.shape...)
+				y := c.f(x, norm)
+				gy := g.Input("g", y.DType(), y.Shape()...)
+				// The op's rule itself (autodiff.VJP is the same call once it
+				// admits complex values).
+				grads := opdef.Lookup(y.Op()).Grad(y, gy, []bool{true})
+				if err := g.Err(); err != nil {
+					t.Fatal(err)
+				}
+				p, err := exec.Compile(be, []*graph.Node{y, grads[0]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				xv, gv := fftData(c.in, c.shape, uint64(ci)), fftData(y.DType(), y.Shape(), uint64(ci+50))
+				out, err := p.Run(context.Background(), exec.Feeds{x: xv, gy: gv})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lhs, rhs := dot(out[0], gv), dot(xv, out[1])
+				if math.Abs(lhs-rhs) > 1e-12*(1+math.Abs(lhs)) {
+					t.Errorf("Re<f(x), g> = %.15g but Re<x, VJP(g)> = %.15g", lhs, rhs)
+				}
+			})
+		}
+	}
+}
+
+// TestFFTConvolveOnCPU runs FFTConvolve (real and complex, 2-D, every
+// mode) on the CPU backend against the direct convolution sum in float64.
+func TestFFTConvolveOnCPU(t *testing.T) {
+	be, err := cpu.New(cpu.Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	direct := func(a, b *tensor.Tensor) (full []complex128, rows, cols int) {
+		ar, ac, br, bc := a.Shape()[0], a.Shape()[1], b.Shape()[0], b.Shape()[1]
+		rows, cols = ar+br-1, ac+bc-1
+		full = make([]complex128, rows*cols)
+		for i := range ar {
+			for j := range ac {
+				for k := range br {
+					for l := range bc {
+						full[(i+k)*cols+j+l] += a.Complex128(i*ac+j) * b.Complex128(k*bc+l)
+					}
+				}
+			}
+		}
+		return full, rows, cols
+	}
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128, tensor.Float32} {
+		for _, mode := range []string{"full", "same", "valid"} {
+			g := graph.New()
+			a := g.Input("a", dt, 9, 12)
+			b := g.Input("b", dt, 4, 5)
+			y := ops.FFTConvolve(a, b, mode)
+			if err := g.Err(); err != nil {
+				t.Fatal(err)
+			}
+			av, bv := fftData(dt, a.Shape(), 7), fftData(dt, b.Shape(), 8)
+			p, err := exec.Compile(be, []*graph.Node{y})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Run(context.Background(), exec.Feeds{a: av, b: bv})
+			p.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, rows, cols := direct(av, bv)
+			// scipy.signal.fftconvolve's crops: same keeps a's size,
+			// valid the |a-b|+1 overlaps, both centred on the full result.
+			wr, wc := rows, cols
+			switch mode {
+			case "same":
+				wr, wc = 9, 12
+			case "valid":
+				wr, wc = 9-4+1, 12-5+1
+			}
+			if !out[0].Shape().Equal(tensor.Shape{wr, wc}) || out[0].DType() != dt {
+				t.Fatalf("%v %s: result %v%v, want %v[%d %d]", dt, mode, out[0].DType(), out[0].Shape(), dt, wr, wc)
+			}
+			r0, c0 := (rows-wr)/2, (cols-wc)/2
+			tol := 1e-12
+			if dt == tensor.Float32 {
+				tol = 1e-5
+			}
+			for i := range wr {
+				for j := range wc {
+					if d := cmplx.Abs(out[0].Complex128(i*wc+j) - full[(i+r0)*cols+j+c0]); d > tol*10 {
+						t.Fatalf("%v %s: element [%d %d] = %v, want %v", dt, mode, i, j, out[0].Complex128(i*wc+j), full[(i+r0)*cols+j+c0])
+					}
+				}
+			}
+		}
+	}
+}
