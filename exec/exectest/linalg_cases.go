@@ -1,8 +1,12 @@
 package exectest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"testing"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -88,4 +92,67 @@ func linalgCases() []Case {
 			}})
 	}
 	return cs
+}
+
+// linalgRunErrors checks the run errors of the linear-algebra ops: a
+// batch whose matrix 1 is singular (Solve, Inv, TriangularSolve) or not
+// positive definite (Cholesky) fails the run with an error wrapping
+// exec.ErrSingular or exec.ErrNotPositiveDefinite that names the op, the
+// matrix and where the node was built; the Variable the program updates
+// keeps its value, and a good run afterwards works.
+func linalgRunErrors(t *testing.T, be exec.Backend) {
+	f32 := tensor.Float32
+	cs := []struct {
+		name string
+		want error
+		text string
+		f    func(a, b *graph.Node) *graph.Node
+	}{
+		{"Solve", exec.ErrSingular, "zero pivot at column 1", func(a, b *graph.Node) *graph.Node { return ops.Solve(a, b) }},
+		{"Inv", exec.ErrSingular, "zero pivot at column 1", func(a, b *graph.Node) *graph.Node { return ops.Inv(a) }},
+		{"TriangularSolve", exec.ErrSingular, "zero pivot at column 1", func(a, b *graph.Node) *graph.Node {
+			return ops.TriangularSolve(a, b, ops.Triangular{})
+		}},
+		{"Cholesky", exec.ErrNotPositiveDefinite, "leading minor of order 2", func(a, b *graph.Node) *graph.Node { return ops.Cholesky(a) }},
+	}
+	// Matrix 0 is [[2,0],[1,2]] (fine for all four); matrix 1 is
+	// [[1,0],[1,0]]: its LU and its lower triangle have a zero pivot at
+	// column 1, and its Cholesky pivot 2 is 0 - 0² = 0 (hand). The good
+	// feed repeats matrix 0.
+	bad := Tensor(f32, []float64{2, 0, 1, 2, 1, 0, 1, 0}, 2, 2, 2)
+	good := Tensor(f32, []float64{2, 0, 1, 2, 2, 0, 1, 2}, 2, 2, 2)
+	for _, c := range cs {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			a := g.Input("a", f32, 2, 2, 2)
+			b := g.Input("b", f32, 2, 1)
+			w := g.Variable("w", Tensor(f32, []float64{1}, 1))
+			y := c.f(a, b)
+			prog, err := exec.Compile(be, []*graph.Node{y}, exec.Update(w, ops.Add(w, ops.Scalar(w, 1))), exec.IgnoreUnusedFeeds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog.Close()
+			feeds := exec.Feeds{a: bad, b: Tensor(f32, []float64{1, 1}, 2, 1)}
+			_, err = prog.Run(context.Background(), feeds)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("error %v does not wrap %v", err, c.want)
+			}
+			for _, want := range []string{c.name, "matrix 1 of the batch", c.text, "built at"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if wv, err := prog.Read(w); err != nil || Compare(wv, Tensor(f32, []float64{1}, 1), 0) != nil {
+				t.Errorf("the variable changed in the failed run: %v %v", wv, err)
+			}
+			feeds[a] = good
+			if _, err := prog.Run(context.Background(), feeds); err != nil {
+				t.Fatalf("good run after the error: %v", err)
+			}
+			if wv, err := prog.Read(w); err != nil || Compare(wv, Tensor(f32, []float64{2}, 1), 0) != nil {
+				t.Errorf("after a good run: %v %v", wv, err)
+			}
+		})
+	}
 }
