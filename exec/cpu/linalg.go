@@ -298,6 +298,8 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 				in1 = as[T](a.In(1))
 			}
 			out := as[T](a.Out())
+			w := works[part]
+			w.la.done, w.la.stop = a.Done(), false
 			for b := lo; b < hi; b++ {
 				if a.Stopped() {
 					return
@@ -306,6 +308,9 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 			}
 		})
 		return func() {
+			for i := range status {
+				status[i] = -1 // a cancelled Run leaves some unset
+			}
 			l.Run(nb, grain, 0)
 			for b, st := range status {
 				if st >= 0 {

@@ -23,7 +23,16 @@ const laLeaf = 16
 type laWS struct {
 	g     []float64 // gemm.DgemmSerial's workspace
 	panel []float64 // LU's leaf panel (column-major), n·laLeaf
+	// done is the running Run's ctx.Done() (nil: not cancellable). The
+	// products stop when it is closed (gemm's checks, a few ms apart) and
+	// set stop; the recursions then return at their next split, leaving
+	// garbage that the failed Run discards.
+	done <-chan struct{}
+	stop bool
 }
+
+// cut reports whether the factorisation should stop.
+func (w *laWS) cut() bool { return w.stop }
 
 func newLAWS(n int) *laWS {
 	return &laWS{g: make([]float64, gemm.SerialWorkspace64(max(n, 1))), panel: make([]float64, max(n, 1)*laLeaf)}
@@ -34,7 +43,12 @@ func (w *laWS) mul(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm.DgemmSerial(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, w.g)
+	if w.stop {
+		return
+	}
+	if !gemm.DgemmSerialUntil(w.done, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, w.g) {
+		w.stop = true
+	}
 }
 
 var blas64 blasgonum.Implementation
@@ -57,6 +71,9 @@ func (w *laWS) chol(a []float64, lda, n int) int {
 				a[i*lda+j] = (a[i*lda+j] - dot(a[i*lda:i*lda+j], rj)) / d
 			}
 		}
+		return -1
+	}
+	if w.cut() {
 		return -1
 	}
 	n1 := n / 2
@@ -118,6 +135,9 @@ func (w *laWS) lu(a []float64, n int, piv []int) int {
 func (w *laWS) luRec(a []float64, n, r0, m, nc int, piv []int) int {
 	if nc <= laLeaf {
 		return w.luLeaf(a, n, r0, m, nc, piv)
+	}
+	if w.cut() {
+		return -1
 	}
 	n1 := nc / 2
 	n2 := nc - n1
@@ -241,6 +261,9 @@ func (w *laWS) trsm(upper, trans, unit bool, n, k int, t []float64, ldt int, b [
 				}
 			}
 		}
+		return
+	}
+	if w.cut() {
 		return
 	}
 	n1 := n / 2

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
@@ -252,5 +253,81 @@ func TestLinalgAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations per run", packedName(o), n)
 		}
 		p.Close()
+	}
+}
+
+// A decomposition's outputs share one factorisation: however many of its
+// outputs (and however many times the builder is called), the program
+// runs one QR, one SVD and one SLogDet kernel.
+func TestLinalgOneFactorisation(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float64, 4, 3)
+	q, r := ops.QR(x)
+	q2, _ := ops.QR(x)
+	u, s, vh := ops.SVD(x)
+	sq := ops.MatMulT(x, x, true, false)
+	sg, l := ops.SLogDet(sq)
+	p, err := exec.Compile(be, []*graph.Node{q, r, q2, u, s, vh, sg, l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	count := map[graph.Op]int{}
+	for _, st := range p.Plan().Steps {
+		if st.Kind == exec.KernelStep {
+			count[st.Node.Op()]++
+		}
+	}
+	for _, op := range []graph.Op{ops.OpQR, ops.OpSVD, ops.OpSLogDet} {
+		if count[op] != 1 {
+			t.Errorf("%v: %d kernels, want 1", op, count[op])
+		}
+	}
+}
+
+// A long factorisation stops soon after its Run is cancelled: the
+// recursions check between splits of 256 columns or more.
+func TestLinalgCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a factorisation of about a second")
+	}
+	be, err := cpu.New(cpu.Threads(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	const n = 3072
+	g := graph.New()
+	x := g.Input("x", tensor.Float64, n, n)
+	b := g.Input("b", tensor.Float64, n, 1)
+	y := ops.Solve(x, b)
+	p, err := exec.Compile(be, []*graph.Node{y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{x: laData(tensor.Float64, tensor.Shape{n, n}, 3, 1), b: laData(tensor.Float64, tensor.Shape{n, 1}, 0, 2)}
+	out := []*tensor.Tensor{tensor.Zeros(tensor.Float64, n, 1)}
+	t0 := time.Now()
+	if err := p.RunInto(context.Background(), feeds, out); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(t0)
+	ctx, cancel := context.WithTimeout(context.Background(), full/10)
+	defer cancel()
+	t0 = time.Now()
+	err = p.RunInto(ctx, feeds, out)
+	took := time.Since(t0)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run = %v, want the deadline's error", err)
+	}
+	t.Logf("full run %v; cancelled after %v, returned after %v", full, full/10, took)
+	if took > full/10+max(full/4, 100*time.Millisecond) {
+		t.Errorf("returned %v after the start, cancelled at %v: too late (full run %v)", took, full/10, full)
 	}
 }

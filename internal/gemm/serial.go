@@ -26,6 +26,14 @@ func DgemmSerial(transA, transB bool, m, n, k int, alpha float64, a []float64, l
 	p.run(0, alpha, a, lda, b, ldb, beta, c, ldc, ws)
 }
 
+// DgemmSerialUntil is DgemmSerial that stops early once done is closed,
+// as Plan64.RunUntil: it reports whether the product ran to the end (when
+// not, C holds partial results). A nil done is never closed.
+func DgemmSerialUntil(done <-chan struct{}, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, ws []float64) bool {
+	p := newSerialPlan(kern64, transA, transB, m, n, k)
+	return p.runUntil(done, 0, alpha, a, lda, b, ldb, beta, c, ldc, ws)
+}
+
 // newSerialPlan is newPlan for one thread without the task-grid search
 // (which allocates): one task covering C.
 func newSerialPlan[T float](kern *kernel[T], transA, transB bool, m, n, k int) plan[T] {
