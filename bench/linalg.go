@@ -52,7 +52,10 @@ func LinalgMatrix(n int) (a, b []float64) {
 	return a, b
 }
 
-// LinalgLoom is one compiled loom workload ("cholesky" or "solve").
+// LinalgLoom is one compiled loom workload: "cholesky", "solve" (one
+// right-hand side), or, for the record, "inv", "qr" (|R|), "eigh" (the
+// eigenvalues), "svd" (the singular values) and "lstsq" (A's first n/2
+// columns against b); the checksums avoid the vectors' free signs.
 type LinalgLoom struct {
 	prog  *exec.Program
 	feeds exec.Feeds
@@ -80,6 +83,19 @@ func NewLinalgLoom(op string, n int) (*LinalgLoom, error) {
 		b := g.Input("b", tensor.Float64, n)
 		feeds[b], _ = tensor.New(bv, n)
 		y = ops.Solve(x, b)
+	case "inv":
+		y = ops.Inv(x)
+	case "qr":
+		_, r := ops.QR(x)
+		y = ops.Abs(r)
+	case "eigh":
+		y, _ = ops.Eigh(x)
+	case "svd":
+		_, y, _ = ops.SVD(x)
+	case "lstsq": // the first n/2 columns: an overdetermined system
+		b := g.Input("b", tensor.Float64, n)
+		feeds[b], _ = tensor.New(bv, n)
+		y = ops.LstSq(ops.Slice(x, ops.All, ops.R(0, n/2)), b)
 	default:
 		return nil, fmt.Errorf("unknown linalg workload %q", op)
 	}

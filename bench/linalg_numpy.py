@@ -2,7 +2,7 @@
 or numpy.linalg.solve on the same n x n float64 matrix (LinalgMatrix's
 closed form), single-threaded (cmd/linalg sets OPENBLAS_NUM_THREADS=1).
 
-usage: linalg_numpy.py OP N REPS
+usage: linalg_numpy.py OP N REPS (OP: cholesky, solve, inv, qr, eigh, svd, lstsq)
 prints one JSON line: {"op", "n", "seconds" (mean of REPS calls), "checksum"}
 """
 import json
@@ -27,7 +27,10 @@ def matrix(n):
 def main():
     op, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     a, b = matrix(n)
-    f = {"cholesky": lambda: np.linalg.cholesky(a), "solve": lambda: np.linalg.solve(a, b)}[op]
+    f = {"cholesky": lambda: np.linalg.cholesky(a), "solve": lambda: np.linalg.solve(a, b),
+         "inv": lambda: np.linalg.inv(a), "qr": lambda: np.abs(np.linalg.qr(a)[1]),
+         "eigh": lambda: np.linalg.eigh(a)[0], "svd": lambda: np.linalg.svd(a, compute_uv=True)[1],
+         "lstsq": lambda: np.linalg.lstsq(a[:, :n // 2], b, rcond=None)[0]}[op]
     y = f()  # warm up
     t = time.perf_counter()
     for _ in range(reps):
