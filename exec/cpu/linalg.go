@@ -8,7 +8,6 @@ import (
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
@@ -18,7 +17,8 @@ import (
 // rounded once at the end), matrices of a batch in parallel, one worker
 // per matrix. Cholesky, LU (Solve, Inv, Det, SLogDet) and the triangular
 // solves are our recursive kernels on internal/gemm (linalg_blocked.go);
-// QR (Dgeqrf, Dorgqr), Eigh (Dsyev) and the SVD (Dgesvd, also behind
+// QR (Dgeqrf, Dorgqr), Eigh's tridiagonalisation (Dsytrd, Dorgtr; the
+// QL iteration is ours, linalg_eigh.go) and the SVD (Dgesvd, also behind
 // LstSq) are gonum's pure-Go LAPACK. Workspaces are allocated when a
 // kernel is bound, once per instance and worker; a Run does not allocate
 // (but for the error of a failed matrix). The packed layouts and sign
@@ -43,6 +43,7 @@ type laWork struct {
 	a, x, y, z, zz []float64
 	piv            []int
 	work           []float64 // gonum's
+	eigh           *eighWork
 }
 
 func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
@@ -79,9 +80,6 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 			lwork = int(q[0])
 			impl.Dorgqr(M, k, k, qa, N, qt, q, -1)
 			lwork = max(lwork, int(q[0]))
-		case ops.OpEigh:
-			impl.Dsyev(lapack.EVCompute, blas.Lower, N, qa, N, qt, q, -1)
-			lwork = int(q[0])
 		case ops.OpSVD, ops.OpLstSq:
 			impl.Dgesvd(lapack.SVDStore, lapack.SVDStore, M, N, qa, N, qt, make([]float64, M*k), k, make([]float64, k*N), N, q, -1)
 			lwork = int(q[0])
@@ -109,7 +107,7 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 			w.work = make([]float64, max(lwork, 1))
 		case ops.OpEigh:
 			w.x = make([]float64, N)
-			w.work = make([]float64, max(lwork, 1))
+			w.eigh = newEighWork(N, impl)
 		case ops.OpSVD, ops.OpLstSq:
 			w.x = make([]float64, k)   // s
 			w.y = make([]float64, M*k) // u
@@ -236,7 +234,7 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 			if N == 0 {
 				return -1
 			}
-			if !impl.Dsyev(lapack.EVCompute, blas.Lower, N, w.a, N, w.x, w.work, len(w.work)) {
+			if !w.eigh.eigh(impl, w.a, N, w.x) {
 				return 0
 			}
 			store(o[:N], w.x)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -329,5 +330,86 @@ func TestLinalgCancel(t *testing.T) {
 	t.Logf("full run %v; cancelled after %v, returned after %v", full, full/10, took)
 	if took > full/10+max(full/4, 100*time.Millisecond) {
 		t.Errorf("returned %v after the start, cancelled at %v: too late (full run %v)", took, full/10, full)
+	}
+}
+
+// Eigh on degenerate spectra (the QL iteration's deflation paths): the
+// identity, zeros, a diagonal with repeats, a matrix of ones (eigenvalues
+// 0 (n-1 times) and n), and a tridiagonal one with a zero coupling:
+// A·V = V·diag(w), VᵀV = I, and the eigenvalues by hand.
+func TestLinalgEighDegenerate(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	const n = 6
+	mk := func(f func(i, j int) float64) []float64 {
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				a[i*n+j] = f(i, j)
+			}
+		}
+		return a
+	}
+	eye := func(i, j int) float64 {
+		if i == j {
+			return 1
+		}
+		return 0
+	}
+	cases := []struct {
+		name string
+		a    []float64
+		w    []float64 // by hand
+	}{
+		{"identity", mk(eye), []float64{1, 1, 1, 1, 1, 1}},
+		{"zeros", mk(func(i, j int) float64 { return 0 }), []float64{0, 0, 0, 0, 0, 0}},
+		{"diag-repeats", mk(func(i, j int) float64 { return eye(i, j) * float64([]int{3, -1, 3, 2, -1, 3}[i]) }), []float64{-1, -1, 2, 3, 3, 3}},
+		{"ones", mk(func(i, j int) float64 { return 1 }), []float64{0, 0, 0, 0, 0, 6}},
+		// two blocks [[2,1],[1,2]] (1, 3) and a 4×4 path graph's
+		// Laplacian-like [[1,-1,0,0],...]: eigenvalues 2-2cos(kπ/4)·…
+		// computed as 0, 2-√2, 2, 2+√2 (hand: the path P4's Laplacian).
+		{"split-tridiagonal", mk(func(i, j int) float64 {
+			p := [][]float64{{2, 1, 0, 0, 0, 0}, {1, 2, 0, 0, 0, 0}, {0, 0, 1, -1, 0, 0}, {0, 0, -1, 2, -1, 0}, {0, 0, 0, -1, 2, -1}, {0, 0, 0, 0, -1, 1}}
+			return p[i][j]
+		}), []float64{0, 1, 2 - math.Sqrt2, 2, 3, 2 + math.Sqrt2}},
+	}
+	for _, c := range cases {
+		g := graph.New()
+		x := g.Input("x", tensor.Float64, n, n)
+		w, v := ops.Eigh(x)
+		p, err := exec.Compile(be, []*graph.Node{w, v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, _ := tensor.New(c.a, n, n)
+		out, err := p.Run(context.Background(), exec.Feeds{x: at})
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]float64(nil), c.w...)
+		slices.Sort(want)
+		for i := range n {
+			if math.Abs(out[0].Float64(i)-want[i]) > 1e-13 {
+				t.Errorf("%s: w = %v, want %v", c.name, out[0], want)
+				break
+			}
+		}
+		vv := out[1]
+		for i := range n {
+			for j := range n {
+				av, vw, vtv := 0.0, vv.Float64(i*n+j)*out[0].Float64(j), 0.0
+				for k := range n {
+					av += c.a[i*n+k] * vv.Float64(k*n+j)
+					vtv += vv.Float64(k*n+i) * vv.Float64(k*n+j)
+				}
+				if math.Abs(av-vw) > 1e-13 || math.Abs(vtv-eye(i, j)) > 1e-13 {
+					t.Fatalf("%s: (A·V)[%d,%d] = %v, (V·W) %v, (VᵀV) %v", c.name, i, j, av, vw, vtv)
+				}
+			}
+		}
 	}
 }
