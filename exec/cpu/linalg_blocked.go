@@ -158,10 +158,10 @@ func (w *laWS) luRec(a []float64, n, r0, m, nc int, piv []int) int {
 // rows in a.
 func (w *laWS) luLeaf(a []float64, n, r0, m, nc int, piv []int) int {
 	p := w.panel[:m*nc]
-	for j := range nc {
-		col := p[j*m : (j+1)*m]
-		for i := range m {
-			col[i] = a[(r0+i)*n+r0+j]
+	for i := range m { // row by row: each row's piece is contiguous
+		row := a[(r0+i)*n+r0 : (r0+i)*n+r0+nc]
+		for j, v := range row {
+			p[j*m+i] = v
 		}
 	}
 	zero := -1
@@ -187,8 +187,15 @@ func (w *laWS) luLeaf(a []float64, n, r0, m, nc int, piv []int) int {
 			continue
 		}
 		below := cj[j+1:]
-		for i := range below {
-			below[i] /= d
+		if math.Abs(d) >= 0x1p-1022 { // 1/d is finite: multiply, as LAPACK
+			inv := 1 / d
+			for i := range below {
+				below[i] *= inv
+			}
+		} else {
+			for i := range below {
+				below[i] /= d
+			}
 		}
 		for c := j + 1; c < nc; c++ {
 			cc := p[c*m : (c+1)*m]
@@ -197,10 +204,10 @@ func (w *laWS) luLeaf(a []float64, n, r0, m, nc int, piv []int) int {
 			}
 		}
 	}
-	for j := range nc {
-		col := p[j*m : (j+1)*m]
-		for i := range m {
-			a[(r0+i)*n+r0+j] = col[i]
+	for i := range m {
+		row := a[(r0+i)*n+r0 : (r0+i)*n+r0+nc]
+		for j := range row {
+			row[j] = p[j*m+i]
 		}
 	}
 	// The same swaps on the rest of the rows.
