@@ -20,8 +20,13 @@ import (
 // Cholesky are run errors naming the op, the matrix of the batch and the
 // call site (exec.ErrSingular, exec.ErrNotPositiveDefinite). Det of a
 // singular matrix is 0 and SLogDet gives sign 0 and log|det| -Inf, as
-// NumPy; QR, Eigh, SVD and LstSq take any input (LstSq gives the
-// minimum-norm solution of a rank-deficient system; NaN inputs give NaN).
+// NumPy; QR, Eigh, SVD and LstSq take any finite input (LstSq gives the
+// minimum-norm solution of a rank-deficient system). NaN or Inf: Solve,
+// Inv, Det, SLogDet, TriangularSolve and QR give NaN (SLogDet (±1, NaN),
+// as NumPy), Cholesky reports a matrix not positive definite (a NaN
+// pivot, as LAPACK's potrf), and Eigh, SVD and LstSq fail the run with
+// "the iteration did not converge" (NumPy raises LinAlgError("SVD did not
+// converge") for svd; its eigh may return NaN instead).
 //
 // Gradients (written with these builders, so they differentiate again):
 // Solve, Inv, Det and SLogDet as in Giles 2008 ("Collected matrix

@@ -326,7 +326,7 @@ func linalgError(name string, b, col int) error {
 	case "Cholesky":
 		return opdef.NotPositiveDefiniteError(name, b, col)
 	case "Eigh", "SVD", "LstSq":
-		return fmt.Errorf("%s: the iteration did not converge for matrix %d of the batch", name, b)
+		return fmt.Errorf("%s: the iteration did not converge for matrix %d of the batch (does it hold NaN or Inf?)", name, b)
 	}
 	return opdef.SingularError(name, b, col)
 }

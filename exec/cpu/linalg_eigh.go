@@ -49,6 +49,11 @@ func (w *eighWork) eigh(impl lapackgonum.Implementation, a []float64, n int, val
 	impl.Dsytrd(blas.Lower, n, a, n, d, e[:n-1], w.tau, w.work, len(w.work))
 	impl.Dorgtr(blas.Lower, n, a, n, w.tau, w.work, len(w.work))
 	e[n-1] = 0
+	for i := range n {
+		if math.IsNaN(d[i]) || math.IsInf(d[i], 0) || math.IsNaN(e[i]) || math.IsInf(e[i], 0) {
+			return false // would never converge: fail at once
+		}
+	}
 	wt := w.wt
 	for i := range n {
 		for j := range n {
