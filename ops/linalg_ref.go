@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -14,6 +15,18 @@ import (
 // backend (LU with partial pivoting, Cholesky-Banachiewicz, substitution,
 // Householder QR, cyclic Jacobi for Eigh, one-sided Jacobi (Hestenes) for
 // the SVD). Matrices are row-major []float64.
+
+// finiteOr is the error of the iterative ops (Eigh, SVD, LstSq) for a
+// matrix holding NaN or Inf, which the backends' iterations reject: the
+// same words as theirs.
+func finiteOr(op string, b int, x []float64) error {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: the iteration did not converge for matrix %d of the batch (does it hold NaN or Inf?)", op, b)
+		}
+	}
+	return nil
+}
 
 // batchOf returns the batch shape of x's matrices (x has rank >= 2).
 func batchOf(s tensor.Shape) tensor.Shape {
@@ -473,6 +486,12 @@ func refEigh(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
 	for b := range max(batchOf(a.Shape).Size(), 0) {
+		// the lower triangle is what is read
+		for i := range N {
+			if err := finiteOr("Eigh", b, a.F[b*N*N+i*N:b*N*N+i*N+i+1]); err != nil {
+				return nil, err
+			}
+		}
 		w, v := refEighOf(a.F[b*N*N:], N)
 		o := out.F[b*(N+1)*N:]
 		copy(o, w)
@@ -635,6 +654,9 @@ func refSVD(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	m, c := matDims(a.Shape)
 	k := min(m, c)
 	for b := range max(batchOf(a.Shape).Size(), 0) {
+		if err := finiteOr("SVD", b, a.F[b*m*c:(b+1)*m*c]); err != nil {
+			return nil, err
+		}
 		u, s, vh := refSVDOf(a.F[b*m*c:], m, c)
 		o := out.F[b*(m+1+k)*c:]
 		for i := range m {
@@ -659,6 +681,9 @@ func refLstSq(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	ao, bo := opdef.BatchOffsets(batch, a.Shape), opdef.BatchOffsets(batch, bv.Shape)
 	cut := opdef.LstSqCutoff(n.DType(), m, c)
 	for b := range ao {
+		if err := finiteOr("LstSq", b, a.F[ao[b]:ao[b]+m*c]); err != nil {
+			return nil, err
+		}
 		u, s, vh := refSVDOf(a.F[ao[b]:], m, c)
 		x := out.F[b*c*K:]
 		for i := range k {

@@ -244,6 +244,11 @@ func linalgKernel[T laFloat](n *graph.Node) (*kernel, error) {
 			store(o[N:], w.a)
 		case ops.OpSVD, ops.OpLstSq:
 			if k > 0 {
+				for _, v := range w.a {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						return 0 // as the reference: no iteration converges on it
+					}
+				}
 				if !impl.Dgesvd(lapack.SVDStore, lapack.SVDStore, M, N, w.a, N, w.x, w.y, k, w.z, N, w.work, len(w.work)) {
 					return 0
 				}
