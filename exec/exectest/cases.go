@@ -82,6 +82,7 @@ func Cases() []Case {
 	cs = append(cs, indexCases()...)
 	cs = append(cs, convCases()...) // convolutions (issue 15)
 	cs = append(cs, poolCases()...) // pooling (issue 15)
+	cs = append(cs, fftCases()...)  // Fourier transforms (issue 16)
 	return cs
 }
 
@@ -320,7 +321,7 @@ func otherElementwiseCases() []Case {
 	all := tensor.DTypes()
 	for _, from := range all {
 		for _, to := range all {
-			if from == to {
+			if from == to || from.IsComplex() || to.IsComplex() { // complex casts: complexCases
 				continue
 			}
 			from, to := from, to
