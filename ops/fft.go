@@ -109,10 +109,8 @@ func hermitianWeights(like *graph.Node, axis, n int, mid float64) *graph.Node {
 // complex dtype real; RFFT halves the real axis to n/2+1, IRFFT takes it
 // from N/2+1 to N.
 func fftRules(kind fftKind) (opdef.DTypeRule, opdef.ShapeRule) {
-	dt := func(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
-		if _, ok := attr.(opdef.FFTAttr); !ok {
-			return 0, argErr("needs an FFTAttr attribute, got %T", attr)
-		}
+	// The attribute is checked by the shape rule.
+	dt := func(in []tensor.DType, _ graph.Attr) (tensor.DType, error) {
 		switch kind {
 		case kindC2C:
 			return in[0], opdef.Complexes.Check(in)

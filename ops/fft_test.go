@@ -82,25 +82,12 @@ func TestFFTReference(t *testing.T) {
 	for _, c := range cases {
 		inputs()
 		y := c.y()
-		if y.Err() != nil && needsComplexArith(y.Err()) {
-			t.Logf("%s: skipped until branch cplx's complex Cast and Mul land: %v", c.name, y.Err())
-			continue
-		}
 		closeC(t, c.name, evalC(t, y), c.want, 1e-12)
 	}
 }
 
-// needsComplexArith tells the errors of complex Cast and Mul, which
-// branch cplx adds after its first commit. TODO(fft): remove once merged.
-func needsComplexArith(err error) bool {
-	return strings.Contains(err.Error(), "complex casts are not implemented") || strings.Contains(err.Error(), "does not take complex numbers")
-}
-
 func TestFFTConvolve(t *testing.T) {
 	g := graph.New()
-	if err := ops.Mul(g.Input("p", tensor.Complex64), g.Input("q", tensor.Complex64)).Err(); err != nil && needsComplexArith(err) {
-		t.Skip("needs complex Mul from branch cplx")
-	}
 	a := g.Const(mustT(tensor.New([]float64{1, 2, 3, 4}, 4)))
 	b := g.Const(mustT(tensor.New([]float64{0, 1, 0.5}, 3)))
 	// np.convolve(a, b, mode) (scipy.signal.fftconvolve gives the same for
@@ -178,10 +165,6 @@ func TestFFTShapesAndDTypes(t *testing.T) {
 		x = graph.New().Input("x", tensor.Float64, 3, 10, 7)
 		y := c.y()
 		if err := y.Err(); err != nil {
-			if needsComplexArith(err) {
-				t.Logf("skipped until branch cplx's complex Cast lands: %v", err)
-				continue
-			}
 			t.Fatal(err)
 		}
 		if y.DType() != c.dt || !y.Shape().Equal(c.shape) {

@@ -21,6 +21,7 @@ type stage64 struct {
 	radix, m, s int
 	tw          []cplx64 // tw[p*(radix-1)+k-1] = w^(p·k), w = exp(∓2πi/(radix·m))
 	wr          []cplx64 // generic radix: exp(∓2πi·j/radix), j < radix
+	tws1        []cplx64 // the first radix-4 stage's twiddles k-major: tws1[(k-1)*m+p] = w^(p·k)
 }
 
 type bluestein64 struct {
@@ -71,6 +72,14 @@ func newPlan64(n int, inverse bool) *Plan64 {
 				st.tw[q*(r-1)+k-1] = cplx64(twiddle(q*k, cur, sign))
 			}
 		}
+		if r == 4 && s == 1 {
+			st.tws1 = make([]cplx64, 3*m)
+			for q := range m {
+				for k := 1; k < 4; k++ {
+					st.tws1[(k-1)*m+q] = st.tw[q*3+k-1]
+				}
+			}
+		}
 		if r > 5 {
 			st.wr = make([]cplx64, r)
 			for j := range r {
@@ -104,9 +113,18 @@ func (p *Plan64) Transform(dst, src, work []cplx64) {
 		p.bluestein(dst, src, work)
 		return
 	}
+	p.transformCols(dst, src, work, 1)
+}
+
+// transformCols transforms the b columns of the row-major [Len, b] array
+// src into dst (which may be src), with work of Len·b elements. Not for
+// Bluestein plans.
+func (p *Plan64) transformCols(dst, src, work []cplx64, b int) {
+	n := p.n * b
+	dst, src = dst[:n], src[:n]
 	ns := len(p.stages)
 	if ns == 0 {
-		dst[0] = src[0]
+		copy(dst, src)
 		return
 	}
 	work = work[:n]
@@ -122,7 +140,7 @@ func (p *Plan64) Transform(dst, src, work []cplx64) {
 		if (ns-1-i)%2 == 1 {
 			out = work
 		}
-		p.stages[i].run(out, in, p.inverse)
+		p.stages[i].run(out, in, p.inverse, b)
 		in = out
 	}
 }
@@ -132,16 +150,16 @@ func (p *Plan64) bluestein(dst, src, work []cplx64) {
 	n, m := p.n, b.m
 	a, f, w := work[:m], work[m:2*m], work[2*m:]
 	for k := range n {
-		a[k] = src[k] * b.chirp[k]
+		a[k] = mul64(src[k], b.chirp[k])
 	}
 	clear(a[n:])
 	b.fwd.Transform(f, a, w)
 	for k := range f {
-		f[k] *= b.kernel[k]
+		f[k] = mul64(f[k], b.kernel[k])
 	}
 	b.inv.Transform(a, f, w)
 	for k := range n {
-		dst[k] = a[k] * b.chirp[k]
+		dst[k] = mul64(a[k], b.chirp[k])
 	}
 }
 
@@ -155,49 +173,75 @@ func rotate64(x cplx64, inverse bool) cplx64 {
 
 func scale64(x cplx64, c real64) cplx64 { return complex(real(x)*c, imag(x)*c) }
 
-func (st *stage64) run(y, x []cplx64, inverse bool) {
+// mul64 is a·b in the element precision (Go widens complex64 products
+// to float64, which costs conversions).
+func mul64(a, b cplx64) cplx64 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(ar*br-ai*bi, ar*bi+ai*br)
+}
+
+// run runs the stage on b interleaved transforms: with x holding
+// [Len, b] row-major, the stride of every stage is multiplied by b.
+func (st *stage64) run(y, x []cplx64, inverse bool, b int) {
+	s := st.s * b
 	switch st.radix {
 	case 4:
-		st.radix4(y, x, inverse)
+		st.radix4(y, x, inverse, s)
 	case 2:
-		st.radix2(y, x)
+		st.radix2(y, x, s)
 	case 3:
-		st.radix3(y, x, inverse)
+		st.radix3(y, x, inverse, s)
 	case 5:
-		st.radix5(y, x, inverse)
+		st.radix5(y, x, inverse, s)
 	default:
-		st.generic(y, x)
+		st.generic(y, x, s)
 	}
 }
 
-func (st *stage64) radix2(y, x []cplx64) {
-	m, s := st.m, st.s
+func (st *stage64) radix2(y, x []cplx64, s int) {
+	m := st.m
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[2*m*s-1], y[2*m*s-1]
+		radix2stage64(&x[0], &y[0], m, s, &st.tw[0])
+		return
+	}
 	for p := range m {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
 		y0, y1 := y[s*2*p:s*2*p+s], y[s*(2*p+1):s*(2*p+1)+s]
+		x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
 		for q := range x0 {
 			a, b := x0[q], x1[q]
 			y0[q] = a + b
-			y1[q] = (a - b) * w
+			y1[q] = mul64(a-b, w)
 		}
 	}
 }
 
-func (st *stage64) radix4(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix4(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	if s == 1 {
-		for p := range m {
+		p0 := 0
+		if useAVX2 && m >= vec64 {
+			p0 = m - m%vec64
+			radix4s1x64(&x[0], &y[0], m, p0, &st.tws1[0], rot64(inverse))
+		}
+		for p := p0; p < m; p++ {
 			tw := st.tw[3*p : 3*p+3 : 3*p+3]
 			a0, a1, a2, a3 := x[p], x[p+m], x[p+2*m], x[p+3*m]
 			t0, t1 := a0+a2, a0-a2
 			t2, t3 := a1+a3, rotate64(a1-a3, inverse)
 			yy := y[4*p : 4*p+4 : 4*p+4]
 			yy[0] = t0 + t2
-			yy[1] = (t1 + t3) * tw[0]
-			yy[2] = (t0 - t2) * tw[1]
-			yy[3] = (t1 - t3) * tw[2]
+			yy[1] = mul64(t1+t3, tw[0])
+			yy[2] = mul64(t0-t2, tw[1])
+			yy[3] = mul64(t1-t3, tw[2])
 		}
+		return
+	}
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[4*m*s-1], y[4*m*s-1]
+		radix4stage64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse))
 		return
 	}
 	for p := range m {
@@ -228,15 +272,15 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool) {
 			t0, t1 := a0+a2, a0-a2
 			t2, t3 := a1+a3, rotate64(a1-a3, inverse)
 			y0[q] = t0 + t2
-			y1[q] = (t1 + t3) * w1
-			y2[q] = (t0 - t2) * w2
-			y3[q] = (t1 - t3) * w3
+			y1[q] = mul64(t1+t3, w1)
+			y2[q] = mul64(t0-t2, w2)
+			y3[q] = mul64(t1-t3, w3)
 		}
 	}
 }
 
-func (st *stage64) radix3(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix3(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	const half = 0.5
 	sin60 := real64(0.86602540378443864676372317075293618)
 	for p := range m {
@@ -245,24 +289,32 @@ func (st *stage64) radix3(y, x []cplx64, inverse bool) {
 		x1 := x[s*(p+m) : s*(p+m)+s]
 		x2 := x[s*(p+2*m) : s*(p+2*m)+s]
 		yb := y[s*3*p : s*3*p+3*s]
+		y0, y1, y2 := yb[:s], yb[s:2*s], yb[2*s:3*s]
+		x1, x2 = x1[:len(x0)], x2[:len(x0)]
+		y0, y1, y2 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)]
 		for q := range x0 {
 			a0, a1, a2 := x0[q], x1[q], x2[q]
 			t1 := a1 + a2
 			t2 := a0 - scale64(t1, half)
 			t3 := scale64(rotate64(a1-a2, inverse), sin60)
-			yb[q] = a0 + t1
-			yb[s+q] = (t2 + t3) * w1
-			yb[2*s+q] = (t2 - t3) * w2
+			y0[q] = a0 + t1
+			y1[q] = mul64(t2+t3, w1)
+			y2[q] = mul64(t2-t3, w2)
 		}
 	}
 }
 
-func (st *stage64) radix5(y, x []cplx64, inverse bool) {
-	m, s := st.m, st.s
+func (st *stage64) radix5(y, x []cplx64, inverse bool, s int) {
+	m := st.m
 	c1 := real64(0.30901699437494742410229341718281906)  // cos(2π/5)
 	c2 := real64(-0.80901699437494742410229341718281906) // cos(4π/5)
 	s1 := real64(0.95105651629515357211643933337938214)  // sin(2π/5)
 	s2 := real64(0.58778525229247312916870595463907277)  // sin(4π/5)
+	if useAVX2 && s%vec64 == 0 {
+		_, _ = x[5*m*s-1], y[5*m*s-1]
+		radix5stage64(&x[0], &y[0], m, s, &st.tw[0], rot64(inverse), &r5c64[0])
+		return
+	}
 	for p := range m {
 		tw := st.tw[4*p : 4*p+4 : 4*p+4]
 		x0 := x[s*p : s*p+s]
@@ -271,6 +323,10 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool) {
 		x3 := x[s*(p+3*m) : s*(p+3*m)+s]
 		x4 := x[s*(p+4*m) : s*(p+4*m)+s]
 		yb := y[s*5*p : s*5*p+5*s]
+		y0, y1, y2, y3, y4 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s], yb[4*s:5*s]
+		x1, x2, x3, x4 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], x4[:len(x0)]
+		y0, y1, y2, y3, y4 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)], y4[:len(x0)]
+		w1, w2, w3, w4 := tw[0], tw[1], tw[2], tw[3]
 		for q := range x0 {
 			a0, a1, a2, a3, a4 := x0[q], x1[q], x2[q], x3[q], x4[q]
 			b1, b2 := a1+a4, a2+a3
@@ -280,17 +336,17 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool) {
 			// f = -i·(s1 d1 + s2 d2) forward, +i inverse
 			f1 := rotate64(scale64(d1, s1)+scale64(d2, s2), inverse)
 			f2 := rotate64(scale64(d1, s2)-scale64(d2, s1), inverse)
-			yb[q] = a0 + b1 + b2
-			yb[s+q] = (e1 + f1) * tw[0]
-			yb[2*s+q] = (e2 + f2) * tw[1]
-			yb[3*s+q] = (e2 - f2) * tw[2]
-			yb[4*s+q] = (e1 - f1) * tw[3]
+			y0[q] = a0 + b1 + b2
+			y1[q] = mul64(e1+f1, w1)
+			y2[q] = mul64(e2+f2, w2)
+			y3[q] = mul64(e2-f2, w3)
+			y4[q] = mul64(e1-f1, w4)
 		}
 	}
 }
 
-func (st *stage64) generic(y, x []cplx64) {
-	r, m, s := st.radix, st.m, st.s
+func (st *stage64) generic(y, x []cplx64, s int) {
+	r, m := st.radix, st.m
 	var a, t [maxRadix]cplx64
 	for p := range m {
 		tw := st.tw[(r-1)*p : (r-1)*(p+1)]
@@ -306,14 +362,14 @@ func (st *stage64) generic(y, x []cplx64) {
 					if idx >= r {
 						idx -= r
 					}
-					sum += a[j] * st.wr[idx]
+					sum += mul64(a[j], st.wr[idx])
 				}
 				t[k] = sum
 			}
 			base := q + s*r*p
 			y[base] = t[0]
 			for k := 1; k < r; k++ {
-				y[base+s*k] = t[k] * tw[k-1]
+				y[base+s*k] = mul64(t[k], tw[k-1])
 			}
 		}
 	}
@@ -325,7 +381,7 @@ func (p *Plan64) AxisWorkLen(inner int) int {
 	if inner == 1 {
 		return p.WorkLen()
 	}
-	return p.WorkLen() + 2*columnBlock*p.n
+	return max(p.WorkLen(), columnBlock*p.n) + 2*columnBlock*p.n
 }
 
 // Axis transforms along the middle axis of a row-major [outer, Len, inner]
@@ -346,7 +402,7 @@ func (p *Plan64) AxisRange(dst, src []cplx64, outer, inner, lo, hi int, work []c
 		}
 		return
 	}
-	w := work[:p.WorkLen()]
+	w := work[:max(p.WorkLen(), columnBlock*n)]
 	in := work[len(w) : len(w)+columnBlock*n]
 	out := work[len(w)+columnBlock*n : len(w)+2*columnBlock*n]
 	blocks := (inner + columnBlock - 1) / columnBlock
@@ -354,6 +410,18 @@ func (p *Plan64) AxisRange(dst, src []cplx64, outer, inner, lo, hi int, work []c
 		o, c0 := it/blocks, (it%blocks)*columnBlock
 		base := o * n * inner
 		nb := min(columnBlock, inner-c0)
+		if p.blue == nil {
+			// The block as a [n, nb] array: every stage runs on rows of
+			// nb contiguous elements.
+			for i := range n {
+				copy(in[i*nb:(i+1)*nb], src[base+i*inner+c0:base+i*inner+c0+nb])
+			}
+			p.transformCols(out, in[:n*nb], w, nb)
+			for i := range n {
+				copy(dst[base+i*inner+c0:base+i*inner+c0+nb], out[i*nb:(i+1)*nb])
+			}
+			continue
+		}
 		for i := range n {
 			row := src[base+i*inner+c0 : base+i*inner+c0+nb]
 			for b, v := range row {
@@ -445,7 +513,7 @@ func (rp *RealPlan64) forward(dst []cplx64, src []real64, stride int, work []cpl
 		czh := complex(real(zh), -imag(zh))
 		e := scale64(zk+czh, 0.5)
 		o := scale64(rotate64(zk-czh, false), 0.5)
-		wo := rp.tw[k] * o
+		wo := mul64(rp.tw[k], o)
 		d[k] = e + wo
 		v := e - wo
 		d[h-k] = complex(real(v), -imag(v))
@@ -487,7 +555,7 @@ func (rp *RealPlan64) inverse(dst []real64, dstride int, src []cplx64, sstride i
 		cxr := complex(real(xr), -imag(xr))
 		e := xk + cxr
 		tw := rp.tw[k]
-		o := (xk - cxr) * complex(real(tw), -imag(tw))
+		o := mul64(xk-cxr, complex(real(tw), -imag(tw)))
 		z[k] = e + rotate64(o, true)
 	}
 	rp.halfInv.Transform(z, z, w)

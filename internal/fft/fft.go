@@ -128,8 +128,8 @@ func cached[P any](k planKey, build func() P) P {
 }
 
 // columnBlock is how many columns Axis gathers at once when the axis is
-// not the last one: 64 bytes of complex64 per row of the block.
-const columnBlock = 8
+// not the last one: 128 bytes of complex64 per row of the block.
+const columnBlock = 16
 
 // AxisItems is the number of independent pieces of work of a transform
 // along the middle axis of an [outer, n, inner] array: the rows when
