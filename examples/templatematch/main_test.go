@@ -23,7 +23,7 @@ import (
 // found".
 func TestSmoke(t *testing.T) {
 	dir := t.TempDir()
-	c := config{problems: []problem{{96, 12}, {128, 16}}, noise: 1, repeats: 1, device: "cpu", seed: 3, outDir: dir}
+	c := config{problems: []problem{{96, 16}, {128, 24}}, noise: 0.5, repeats: 1, device: "cpu", seed: 3, outDir: dir}
 	var out bytes.Buffer
 	res, err := run(&out, c)
 	if err != nil {
