@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CUFAKE_CHILD") != "" {
 		// A test run by another test in a fresh process: the libraries are
 		// given in the environment.
-		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS")}
+		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS"), os.Getenv("LOOM_LIBCUFFT"), os.Getenv("LOOM_LIBCUSOLVER")}
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "cufake-test-")
@@ -1276,7 +1276,9 @@ func TestExports(t *testing.T) {
 	}{
 		{libs.CUDA, "cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName cuDeviceTotalMem_v2 cuDeviceGetAttribute cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRelease_v2 cuCtxSetCurrent cuCtxSynchronize cuMemGetInfo_v2 cuMemAlloc_v2 cuMemFree_v2 cuMemAllocHost_v2 cuMemFreeHost cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpyDtoDAsync_v2 cuMemsetD8Async cuStreamCreate cuStreamDestroy_v2 cuStreamSynchronize cuEventCreate cuEventRecord cuEventSynchronize cuEventElapsedTime cuEventDestroy_v2 cuModuleLoadData cuModuleUnload cuModuleGetFunction cuLaunchKernel cuGetErrorName cuGetErrorString"},
 		{libs.NVRTC, "nvrtcVersion nvrtcCreateProgram nvrtcCompileProgram nvrtcGetProgramLogSize nvrtcGetProgramLog nvrtcGetPTXSize nvrtcGetPTX nvrtcGetCUBINSize nvrtcGetCUBIN nvrtcDestroyProgram nvrtcGetErrorString"},
-		{libs.CUBLAS, "cublasCreate_v2 cublasDestroy_v2 cublasSetStream_v2 cublasGetVersion_v2 cublasSgemm_v2 cublasDgemm_v2 cublasSgemmStridedBatched cublasDgemmStridedBatched"},
+		{libs.CUBLAS, "cublasCreate_v2 cublasDestroy_v2 cublasSetStream_v2 cublasGetVersion_v2 cublasSgemm_v2 cublasDgemm_v2 cublasSgemmStridedBatched cublasDgemmStridedBatched" + solveBLASExports},
+		{libs.CUFFT, cufftExports},
+		{libs.CUSOLVER, cusolverExports},
 	} {
 		ef, err := elf.Open(c.path)
 		if err != nil {
@@ -1312,7 +1314,7 @@ func TestBuildReuses(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Build of built libraries took %v", d)
 	}
-	if env := libs.Env(); len(env) != 3 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
+	if env := libs.Env(); len(env) != 5 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
 		t.Errorf("Env() = %v", env)
 	}
 }
