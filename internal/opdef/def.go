@@ -39,6 +39,9 @@ const (
 	Fusion
 	// Random: values drawn from a key (RandomAttr; ops/random.go).
 	Random
+	// Linalg: the linear-algebra ops on the last two axes, batched
+	// (ops/linalg.go; the packed layouts are in linalg.go).
+	Linalg
 )
 
 func (k Kind) String() string {
@@ -57,6 +60,8 @@ func (k Kind) String() string {
 		return "fusion"
 	case Random:
 		return "random"
+	case Linalg:
+		return "linalg"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
