@@ -411,6 +411,16 @@ func supportNodes(t *testing.T) []*graph.Node {
 				}
 			case d.Kind == opdef.Fusion:
 				continue
+			case d.Kind == opdef.Linalg: // linear algebra (issue 16): square batches, B with 2 columns
+				sq := in(dt, 2, 3, 3)
+				switch d.Op {
+				case ops.OpSolve, ops.OpLstSq:
+					ns = append(ns, ops.Apply(d.Op, nil, sq, in(dt, 2, 3, 2)))
+				case ops.OpTriangularSolve:
+					ns = append(ns, ops.Apply(d.Op, opdef.TriangularAttr{Upper: true}, sq, in(dt, 2, 3, 2)))
+				default:
+					ns = append(ns, ops.Apply(d.Op, nil, sq))
+				}
 			case d.Kind == opdef.Random: // random (issue 14): the key, and dt as the result's
 				a := opdef.RandomAttr{DType: dt, Shape: tensor.Shape{2, 3}}
 				if dt == tensor.Bool {
@@ -471,6 +481,17 @@ func TestSupports(t *testing.T) {
 			}
 			if _, err := Generate(n, h100); err == nil || !strings.Contains(err.Error(), "cuBLAS") {
 				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)
+			}
+			continue
+		case LibraryOf(n) == Solver || LibraryOf(n) == FFT:
+			// cuSOLVER and cuFFT (exec/cuda's linalg.go and fft.go) in
+			// float32 and float64 (and their complex types), nothing
+			// generated here.
+			if cpuErr == nil && err != nil {
+				t.Errorf("Supports(%s) = %v; the CPU runs it", describe(n), err)
+			}
+			if _, err := Generate(n, h100); err == nil {
+				t.Errorf("Generate(%s) succeeded for a library op", describe(n))
 			}
 			continue
 		case cpuErr == nil && err != nil:

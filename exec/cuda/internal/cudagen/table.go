@@ -169,6 +169,12 @@ func rows() []row {
 		// The matrix product runs on cuBLAS (exec/cuda's matmul.go).
 		{ops.OpMatMul, library(GEMM, "cuBLAS runs float32 and float64", tensor.Float32, tensor.Float64)},
 
+		// Linear algebra on cuSOLVER and cuBLAS, with generated kernels
+		// around the calls (exec/cuda's linalg.go).
+		{ops.OpCholesky, solverRow}, {ops.OpTriangularSolve, solverRow}, {ops.OpSolve, solverRow},
+		{ops.OpInv, solverRow}, {ops.OpDet, solverRow}, {ops.OpSLogDet, solverRow},
+		{ops.OpQR, solverRow}, {ops.OpEigh, solverRow}, {ops.OpSVD, solverRow}, {ops.OpLstSq, solverRow},
+
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
 		{opdef.OpFused, entry{check: checkFused, gen: genProgram}},
@@ -190,6 +196,10 @@ func rows() []row {
 		{ops.OpConvFilterGrad, convRow()},
 	}
 }
+
+// solverRow is the row of the linear-algebra ops: cuSOLVER and cuBLAS in
+// float and double.
+var solverRow = library(Solver, "cuSOLVER runs float32 and float64", tensor.Float32, tensor.Float64)
 
 // randomRow is the row of the random ops (random.go).
 var randomRow = entry{check: checkRandom, gen: func(g *gen, n *graph.Node) error {
@@ -247,6 +257,11 @@ const (
 	Generated Library = iota
 	// GEMM: cuBLAS's matrix product (MatMul; see exec/cuda's matmul.go).
 	GEMM
+	// Solver: the linear-algebra ops on cuSOLVER and cuBLAS (exec/cuda's
+	// linalg.go).
+	Solver
+	// FFT: the Fourier transforms on cuFFT (exec/cuda's fft.go).
+	FFT
 )
 
 func (l Library) String() string {
@@ -255,6 +270,10 @@ func (l Library) String() string {
 		return "generated"
 	case GEMM:
 		return "cuBLAS GEMM"
+	case Solver:
+		return "cuSOLVER"
+	case FFT:
+		return "cuFFT"
 	}
 	return fmt.Sprintf("library(%d)", uint8(l))
 }

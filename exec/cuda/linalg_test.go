@@ -1,0 +1,200 @@
+//go:build linux
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// spdTensor is a symmetric positive-definite batch: X·Xᵀ + n·I of a random
+// X, computed here in float64.
+func spdTensor(dt tensor.DType, batch, n int, seed uint64) *tensor.Tensor {
+	x := exectest.Rand(tensor.Float64, tensor.Shape{batch, n, n}, -1, 1, seed)
+	v := make([]float64, batch*n*n)
+	for b := range batch {
+		for i := range n {
+			for j := range n {
+				s := 0.0
+				for k := range n {
+					s += x.Float64(b*n*n+i*n+k) * x.Float64(b*n*n+j*n+k)
+				}
+				if i == j {
+					s += float64(n)
+				}
+				v[b*n*n+i*n+j] = s
+			}
+		}
+	}
+	return exectest.Tensor(dt, v, batch, n, n)
+}
+
+// linalgCase is one op application with its feeds.
+type linalgCase struct {
+	name  string
+	build func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds)
+}
+
+func linalgCases() []linalgCase {
+	in := func(g *graph.Graph, t *tensor.Tensor) (*graph.Node, exec.Feeds) {
+		x := g.Input(fmt.Sprintf("x%d", g.Len()), t.DType(), t.Shape()...)
+		return x, exec.Feeds{x: t}
+	}
+	rnd := func(dt tensor.DType, seed uint64, shape ...int) *tensor.Tensor {
+		return exectest.Rand(dt, tensor.Shape(shape), -1, 1, seed)
+	}
+	unary := func(name string, op graph.Op, mk func(dt tensor.DType) *tensor.Tensor) linalgCase {
+		return linalgCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
+			x, f := in(g, mk(dt))
+			return ops.Apply(op, nil, x), f
+		}}
+	}
+	binary := func(name string, op graph.Op, attr graph.Attr, a, b func(dt tensor.DType) *tensor.Tensor) linalgCase {
+		return linalgCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
+			x, f := in(g, a(dt))
+			y, f2 := in(g, b(dt))
+			for k, v := range f2 {
+				f[k] = v
+			}
+			return ops.Apply(op, attr, x, y), f
+		}}
+	}
+	// A well-conditioned square batch: random plus 3·I.
+	wellCond := func(seed uint64, batch, n int) func(dt tensor.DType) *tensor.Tensor {
+		return func(dt tensor.DType) *tensor.Tensor {
+			t := rnd(tensor.Float64, seed, batch, n, n)
+			v := make([]float64, batch*n*n)
+			for i := range v {
+				v[i] = t.Float64(i)
+				if (i%(n*n))/n == i%n {
+					v[i] += 3
+				}
+			}
+			return exectest.Tensor(dt, v, batch, n, n)
+		}
+	}
+	r := func(seed uint64, shape ...int) func(dt tensor.DType) *tensor.Tensor {
+		return func(dt tensor.DType) *tensor.Tensor { return rnd(dt, seed, shape...) }
+	}
+	cs := []linalgCase{
+		unary("Cholesky 3x5x5", ops.OpCholesky, func(dt tensor.DType) *tensor.Tensor { return spdTensor(dt, 3, 5, 1) }),
+		unary("Inv 2x4x4", ops.OpInv, wellCond(2, 2, 4)),
+		unary("Det 3x4x4", ops.OpDet, r(3, 3, 4, 4)),
+		unary("SLogDet 3x4x4", ops.OpSLogDet, r(4, 3, 4, 4)),
+		unary("QR tall 2x5x3", ops.OpQR, r(5, 2, 5, 3)),
+		unary("QR wide 3x5", ops.OpQR, r(6, 3, 5)),
+		unary("Eigh 2x5x5", ops.OpEigh, r(7, 2, 5, 5)),
+		unary("SVD tall 2x5x3", ops.OpSVD, r(8, 2, 5, 3)),
+		unary("SVD wide 3x6", ops.OpSVD, r(9, 3, 6)),
+		binary("Solve broadcast", ops.OpSolve, nil, wellCond(10, 2, 4), r(11, 3, 1, 4, 2)),
+		binary("LstSq tall", ops.OpLstSq, nil, r(12, 2, 6, 3), r(13, 2, 6, 2)),
+		binary("LstSq wide broadcast", ops.OpLstSq, nil, r(14, 3, 5), r(15, 2, 3, 2)),
+	}
+	for _, tri := range []opdef.TriangularAttr{{}, {Upper: true}, {Transpose: true}, {Upper: true, Transpose: true, UnitDiagonal: true}} {
+		cs = append(cs, binary("TriangularSolve "+tri.String(), ops.OpTriangularSolve, tri, wellCond(16, 2, 4), r(17, 2, 4, 3)))
+	}
+	return cs
+}
+
+// TestLinalgMatchesReference runs each linear-algebra op on the device
+// (the emulator's cuSOLVER without a GPU) and compares it with the
+// float64 references of the declarations (exectest.Eval).
+func TestLinalgMatchesReference(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	for _, c := range linalgCases() {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+			t.Run(fmt.Sprintf("%s %v", c.name, dt), func(t *testing.T) {
+				g := graph.New()
+				out, feeds := c.build(g, dt)
+				if err := g.Err(); err != nil {
+					t.Fatal(err)
+				}
+				want, err := exectest.Eval([]*graph.Node{out}, feeds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := exec.Compile(b, []*graph.Node{out})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				for run := range 2 { // twice: the workspaces are reused
+					got, err := p.Run(context.Background(), feeds)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tol := 1e-9
+					if dt == tensor.Float32 {
+						tol = 2e-4
+					}
+					if err := exectest.Compare(got[0], want[0], tol); err != nil {
+						t.Errorf("run %d: %v", run, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLinalgErrors: a matrix that is not positive definite (Cholesky) or
+// singular (Solve, Inv, TriangularSolve) is a run error naming the op, the
+// matrix of the batch and the call site.
+func TestLinalgErrors(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	// Batch of two 2×2 matrices; the second is bad: [[1 2] [2 1]] has a
+	// negative leading minor of order 2 (1 - 4 = -3, by hand) and
+	// [[1 2] [2 4]] is singular (det 0, by hand); the triangular one has
+	// a zero at diagonal position 1.
+	notPD := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 2, 2, 1}, 2, 2, 2)
+	sing := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 2, 2, 4}, 2, 2, 2)
+	triZero := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 0, 5, 0}, 2, 2, 2)
+	rhs := exectest.Tensor(tensor.Float64, []float64{1, 2, 3, 4}, 2, 2, 1)
+	for _, c := range []struct {
+		name   string
+		a      *tensor.Tensor
+		build  func(a, r *graph.Node) *graph.Node
+		target error
+	}{
+		{"Cholesky", notPD, func(a, _ *graph.Node) *graph.Node { return ops.Cholesky(a) }, exec.ErrNotPositiveDefinite},
+		{"Solve", sing, func(a, r *graph.Node) *graph.Node { return ops.Solve(a, r) }, exec.ErrSingular},
+		{"Inv", sing, func(a, _ *graph.Node) *graph.Node { return ops.Inv(a) }, exec.ErrSingular},
+		{"TriangularSolve", triZero, func(a, r *graph.Node) *graph.Node { return ops.TriangularSolve(a, r, ops.Triangular{}) }, exec.ErrSingular},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			a := g.Input("a", tensor.Float64, 2, 2, 2)
+			r := g.Input("r", tensor.Float64, 2, 2, 1)
+			out := c.build(a, r)
+			p, err := exec.Compile(b, []*graph.Node{out}, exec.IgnoreUnusedFeeds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			_, err = p.Run(context.Background(), exec.Feeds{a: c.a, r: rhs})
+			if !errors.Is(err, c.target) {
+				t.Fatalf("error %v, want %v", err, c.target)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.name) || !strings.Contains(msg, "matrix 1 of the batch") || !strings.Contains(msg, "linalg_test.go") {
+				t.Errorf("error %q does not name the op, the matrix and the call site", msg)
+			}
+			// A good input runs afterwards.
+			good := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 3, 1, 1, 3}, 2, 2, 2)
+			if _, err := p.Run(context.Background(), exec.Feeds{a: good, r: rhs}); err != nil {
+				t.Errorf("a good input after a bad one: %v", err)
+			}
+		})
+	}
+}
