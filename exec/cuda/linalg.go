@@ -155,18 +155,19 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 		s.kEye = s.ks.add(newKern("la_eye", T+"* __restrict__ o",
 			"\t\tlong long q = t % "+c(n*n)+";\n\t\to[t] = q / "+c(n)+" == q % "+c(n)+" ? 1 : 0;\n", int64(s.nb*n*n)))
 	case ops.OpDet, ops.OpSLogDet:
-		st := "\t\to[t] = (" + T + ")(neg ? -prod : prod);\n"
+		st, zdecl, zset := "\t\to[t] = ("+T+")(neg ? -prod : prod);\n", "", ""
 		if s.op == ops.OpSLogDet {
+			zdecl, zset = ", zero = 0", "\t\t\tif (d == 0) zero = 1;\n"
 			st = "\t\to[2 * t] = (" + T + ")(zero ? 0.0 : (neg ? -1.0 : 1.0));\n\t\to[2 * t + 1] = (" + T + ")logabs;\n"
 		}
 		s.kF1 = s.ks.add(newKern("la_det", "const "+T+"* __restrict__ lu, const int* __restrict__ ipiv, "+T+"* __restrict__ o",
 			"\t\tconst "+T+"* a = lu + t * "+c(n*n)+";\n\t\tconst int* p = ipiv + t * "+c(n)+";\n"+
-				"\t\tint neg = 0, zero = 0;\n\t\tdouble prod = 1, logabs = 0;\n"+
+				"\t\tint neg = 0"+zdecl+";\n\t\tdouble prod = 1, logabs = 0;\n"+
 				"\t\tfor (long long i = 0; i < "+c(n)+"; i++) {\n"+
 				"\t\t\tdouble d = a[i * "+c(n+1)+"];\n"+
 				"\t\t\tif (p[i] != i + 1) neg = !neg;\n"+
 				"\t\t\tif (d < 0) neg = !neg;\n"+
-				"\t\t\tif (d == 0) zero = 1;\n"+
+				zset+
 				"\t\t\tprod *= fabs(d);\n\t\t\tlogabs += log(fabs(d));\n\t\t}\n"+st, int64(s.nb)))
 	case ops.OpQR:
 		s.kA = transposeIn(m, n)
@@ -212,7 +213,17 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 			s.kA = transposeIn(m, n)
 		}
 		size := map[string]string{"gu": c(s.rows * k), "gvt": c(k * k)}
-		prelude := "\t\tconst " + T + "* ub = " + ubuf + " + b * " + size[ubuf] + ";\n\t\tconst " + T + "* vb = " + vbuf + " + b * " + size[vbuf] + ";\n"
+		// pre declares ub and vb where body uses them.
+		pre := func(body string) string {
+			var p string
+			if strings.Contains(body, "ub[") {
+				p += "\t\tconst " + T + "* ub = " + ubuf + " + b * " + size[ubuf] + ";\n"
+			}
+			if strings.Contains(body, "vb[") {
+				p += "\t\tconst " + T + "* vb = " + vbuf + " + b * " + size[vbuf] + ";\n"
+			}
+			return p
+		}
 		U := func(i, j string) string {
 			return strings.NewReplacer("i", i, "j", j).Replace(uexp)
 		}
@@ -221,30 +232,30 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 		}
 		if s.op == ops.OpSVD {
 			ob := c((m + 1 + k) * n)
+			body := "\t\t" + T + "* ob = o + b * " + ob + ";\n" +
+				"\t\tlong long arg = 0;\n\t\t" + T + " best = -1;\n" +
+				"\t\tfor (long long i = 0; i < " + c(m) + "; i++) { " + T + " a = fabs(" + U("i", "j") + "); if (a > best) { best = a; arg = i; } }\n" +
+				"\t\t" + T + " s = " + U("arg", "j") + " < 0 ? -1 : 1;\n" +
+				"\t\tfor (long long i = 0; i < " + c(m) + "; i++) ob[i * " + c(n) + " + j] = " + U("i", "j") + " * s;\n" +
+				"\t\tob[" + c(m*n) + " + j] = sv[b * " + c(k) + " + j];\n" +
+				"\t\tfor (long long cc = 0; cc < " + c(n) + "; cc++) ob[(" + c(m+1) + " + j) * " + c(n) + " + cc] = " + V("j", "cc") + " * s;\n"
 			s.kF1 = s.ks.add(newKern("la_svd", "const "+T+"* __restrict__ gu, const "+T+"* __restrict__ gvt, const "+T+"* __restrict__ sv, "+T+"* __restrict__ o",
-				"\t\tlong long b = t / "+c(k)+", j = t % "+c(k)+";\n"+prelude+
-					"\t\t"+T+"* ob = o + b * "+ob+";\n"+
-					"\t\tlong long arg = 0;\n\t\t"+T+" best = -1;\n"+
-					"\t\tfor (long long i = 0; i < "+c(m)+"; i++) { "+T+" a = fabs("+U("i", "j")+"); if (a > best) { best = a; arg = i; } }\n"+
-					"\t\t"+T+" s = "+U("arg", "j")+" < 0 ? -1 : 1;\n"+
-					"\t\tfor (long long i = 0; i < "+c(m)+"; i++) ob[i * "+c(n)+" + j] = "+U("i", "j")+" * s;\n"+
-					"\t\tob["+c(m*n)+" + j] = sv[b * "+c(k)+" + j];\n"+
-					"\t\tfor (long long cc = 0; cc < "+c(n)+"; cc++) ob[("+c(m+1)+" + j) * "+c(n)+" + cc] = "+V("j", "cc")+" * s;\n", int64(s.nb*k)))
+				"\t\tlong long b = t / "+c(k)+", j = t % "+c(k)+";\n"+pre(body)+body, int64(s.nb*k)))
 		} else {
 			kk := s.kk
 			cut := opdef.LstSqCutoff(nd.DType(), m, n)
+			body1 := "\t\tdouble smax = sv[b * " + c(k) + "], sj = sv[b * " + c(k) + " + j];\n" +
+				fmt.Sprintf("\t\tdouble inv = sj > %.17g * smax ? 1.0 / sj : 0.0;\n", cut) +
+				"\t\tdouble acc = 0;\n" +
+				"\t\tfor (long long r = 0; r < " + c(m) + "; r++) acc += (double)" + U("r", "j") + " * (double)bsrc[offb[b] + r * " + c(kk) + " + cc];\n" +
+				"\t\tc1[t] = (" + T + ")(acc * inv);\n"
 			s.kF1 = s.ks.add(newKern("la_lsq1", "const "+T+"* __restrict__ gu, const "+T+"* __restrict__ gvt, const "+T+"* __restrict__ sv, const "+T+"* __restrict__ bsrc, const long long* __restrict__ offb, "+T+"* __restrict__ c1",
-				"\t\tlong long b = t / "+c(k*kk)+", q = t % "+c(k*kk)+", j = q / "+c(kk)+", cc = q % "+c(kk)+";\n"+prelude+
-					"\t\tdouble smax = sv[b * "+c(k)+"], sj = sv[b * "+c(k)+" + j];\n"+
-					fmt.Sprintf("\t\tdouble inv = sj > %.17g * smax ? 1.0 / sj : 0.0;\n", cut)+
-					"\t\tdouble acc = 0;\n"+
-					"\t\tfor (long long r = 0; r < "+c(m)+"; r++) acc += (double)"+U("r", "j")+" * (double)bsrc[offb[b] + r * "+c(kk)+" + cc];\n"+
-					"\t\tc1[t] = ("+T+")(acc * inv);\n", int64(s.nb*k*kk)))
+				"\t\tlong long b = t / "+c(k*kk)+", q = t % "+c(k*kk)+", j = q / "+c(kk)+", cc = q % "+c(kk)+";\n"+pre(body1)+body1, int64(s.nb*k*kk)))
+			body2 := "\t\tdouble acc = 0;\n" +
+				"\t\tfor (long long j = 0; j < " + c(k) + "; j++) acc += (double)" + V("j", "i") + " * (double)c1[b * " + c(k*kk) + " + j * " + c(kk) + " + cc];\n" +
+				"\t\to[t] = (" + T + ")acc;\n"
 			s.kF2 = s.ks.add(newKern("la_lsq2", "const "+T+"* __restrict__ gu, const "+T+"* __restrict__ gvt, const "+T+"* __restrict__ c1, "+T+"* __restrict__ o",
-				"\t\tlong long b = t / "+c(n*kk)+", q = t % "+c(n*kk)+", i = q / "+c(kk)+", cc = q % "+c(kk)+";\n"+prelude+
-					"\t\tdouble acc = 0;\n"+
-					"\t\tfor (long long j = 0; j < "+c(k)+"; j++) acc += (double)"+V("j", "i")+" * (double)c1[b * "+c(k*kk)+" + j * "+c(kk)+" + cc];\n"+
-					"\t\to[t] = ("+T+")acc;\n", int64(s.nb*n*kk)))
+				"\t\tlong long b = t / "+c(n*kk)+", q = t % "+c(n*kk)+", i = q / "+c(kk)+", cc = q % "+c(kk)+";\n"+pre(body2)+body2, int64(s.nb*n*kk)))
 		}
 	}
 	return s, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cuda/internal/cudagen"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -197,4 +198,43 @@ func TestLinalgErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNVRTCCompilesLinalgKernels compiles the generated helper kernels of
+// every case of linalgCases with a real NVRTC (no GPU needed): the
+// emulator's host compiler accepts more than CUDA C.
+func TestNVRTCCompilesLinalgKernels(t *testing.T) {
+	n := realNVRTC(t)
+	funcs := map[string]string{}
+	for _, c := range linalgCases() {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+			g := graph.New()
+			out, _ := c.build(g, dt)
+			s, err := newLinalgStep(&Backend{}, out)
+			if err != nil {
+				t.Fatalf("%s %v: %v", c.name, dt, err)
+			}
+			for _, f := range s.funcs() {
+				funcs[f.Name] = f.Source
+			}
+		}
+	}
+	var src strings.Builder
+	src.WriteString(cudagen.Prelude())
+	for _, f := range funcs {
+		src.WriteString("\n" + f)
+	}
+	res, err := n.Compile(src.String(), "loom_linalg.cu", nvrtcOptions(checkArch(n)))
+	if err != nil {
+		t.Fatalf("NVRTC rejects the linear-algebra kernels: %v", err)
+	}
+	for name := range funcs {
+		if !strings.Contains(string(res.PTX), ".entry "+name) {
+			t.Errorf("PTX lacks the entry %s", name)
+		}
+	}
+	if strings.Contains(res.Log, "warning") {
+		t.Errorf("NVRTC warns:\n%s", res.Log)
+	}
+	t.Logf("%d kernels compile", len(funcs))
 }
