@@ -100,6 +100,12 @@ func linalgCases() []linalgCase {
 		binary("Solve broadcast", ops.OpSolve, nil, wellCond(10, 2, 4), r(11, 3, 1, 4, 2)),
 		binary("LstSq tall", ops.OpLstSq, nil, r(12, 2, 6, 3), r(13, 2, 6, 2)),
 		binary("LstSq wide broadcast", ops.OpLstSq, nil, r(14, 3, 5), r(15, 2, 3, 2)),
+		// Empty matrices and batches.
+		unary("Det 2x0x0", ops.OpDet, r(18, 2, 0, 0)),
+		unary("SLogDet 0x3x3", ops.OpSLogDet, r(18, 0, 3, 3)),
+		unary("QR 2x0x3", ops.OpQR, r(19, 2, 0, 3)),
+		unary("SVD 3x0", ops.OpSVD, r(19, 3, 0)),
+		binary("Solve 3x3 by 3x0", ops.OpSolve, nil, wellCond(20, 1, 3), r(20, 3, 0)),
 	}
 	for _, tri := range []opdef.TriangularAttr{{}, {Upper: true}, {Transpose: true}, {Upper: true, Transpose: true, UnitDiagonal: true}} {
 		cs = append(cs, binary("TriangularSolve "+tri.String(), ops.OpTriangularSolve, tri, wellCond(16, 2, 4), r(17, 2, 4, 3)))
@@ -237,4 +243,39 @@ func TestNVRTCCompilesLinalgKernels(t *testing.T) {
 		t.Errorf("NVRTC warns:\n%s", res.Log)
 	}
 	t.Logf("%d kernels compile", len(funcs))
+}
+
+// TestLinalgRunAllocations: a program of cuSOLVER and cuBLAS steps (an
+// LU solve, a Cholesky factor, an SVD and a triangular solve) allocates
+// nothing on the Go heap per run: the plans and workspaces are made at
+// setup, the calls go through purego.SyscallN.
+func TestLinalgRunAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	b := open(t)
+	defer b.Close()
+	g := graph.New()
+	a := g.Input("a", tensor.Float64, 2, 4, 4)
+	r := g.Input("r", tensor.Float64, 2, 4, 3)
+	outs := []*graph.Node{ops.Solve(a, r), ops.Cholesky(a), ops.Apply(ops.OpSVD, nil, r), ops.TriangularSolve(a, r, ops.Triangular{Upper: true})}
+	p, err := exec.Compile(b, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{a: spdTensor(tensor.Float64, 2, 4, 5), r: exectest.Rand(tensor.Float64, tensor.Shape{2, 4, 3}, -1, 1, 6)}
+	res := make([]*tensor.Tensor, len(outs))
+	for i, o := range outs {
+		res[i] = tensor.Zeros(o.DType(), o.Shape()...)
+	}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(10, func() {
+		if err := p.RunInto(ctx, feeds, res); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per run", allocs)
+	}
 }
