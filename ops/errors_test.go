@@ -198,6 +198,9 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"Concat":      func(xs ...*graph.Node) *graph.Node { return ops.Concat(0, xs...) },
 	"Slice":       func(xs ...*graph.Node) *graph.Node { return ops.Slice(xs[0], ops.R(0, 1)) },
 	"Pad":         func(xs ...*graph.Node) *graph.Node { return ops.Pad(xs[0], ops.PadWidth{Low: 1}) },
+	"FFT":         func(xs ...*graph.Node) *graph.Node { return ops.FFT(xs[0]) },
+	"RFFT":        func(xs ...*graph.Node) *graph.Node { return ops.RFFT(xs[0]) },
+	"IRFFT":       func(xs ...*graph.Node) *graph.Node { return ops.IRFFT(xs[0]) },
 	// Repeat and SumRuns build their second operand (the offsets)
 	// themselves; the primitives take it from Apply.
 	"Repeat": func(xs ...*graph.Node) *graph.Node {
@@ -289,9 +292,11 @@ var composites = map[string]struct {
 	"PadReflect":                {1, func(xs ...*graph.Node) *graph.Node { return ops.PadReflect(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadEdge":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadEdge(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }}, "FoldIn": {1, func(xs ...*graph.Node) *graph.Node { return ops.FoldIn(xs[0], 1) }},
-	"Dropout":  {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
-	"Einsum":   {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
-	"ConvBias": {3, func(xs ...*graph.Node) *graph.Node { return ops.ConvBias(xs[0], xs[1], xs[2]) }},
+	"Dropout":     {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
+	"Einsum":      {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
+	"ConvBias":    {3, func(xs ...*graph.Node) *graph.Node { return ops.ConvBias(xs[0], xs[1], xs[2]) }},
+	"FFTConvolve": {2, func(xs ...*graph.Node) *graph.Node { return ops.FFTConvolve(xs[0], xs[1], "full") }},
+	"FFTShift":    {1, func(xs ...*graph.Node) *graph.Node { return ops.FFTShift(xs[0]) }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {

@@ -223,6 +223,9 @@ func CloneAttr(attr graph.Attr) graph.Attr {
 		a.Stride, a.Dilation = slices.Clone(a.Stride), slices.Clone(a.Dilation)
 		a.PadLo, a.PadHi, a.Size = slices.Clone(a.PadLo), slices.Clone(a.PadHi), slices.Clone(a.Size)
 		return a
+	case FFTAttr:
+		a.Axes = slices.Clone(a.Axes)
+		return a
 	case PoolAttr:
 		a.Kernel, a.Stride, a.Dilation = slices.Clone(a.Kernel), slices.Clone(a.Stride), slices.Clone(a.Dilation)
 		a.PadLo, a.PadHi, a.Size = slices.Clone(a.PadLo), slices.Clone(a.PadHi), slices.Clone(a.Size)
