@@ -246,7 +246,8 @@ func (k *kern) nparams() int {
 	return strings.Count(src[open+1:cl], ",") + 1
 }
 
-// kernSet is the kernels of one step with their parameter blocks in one
+// kernSet is the kernels of one step (those of no items are neither
+// compiled nor launched) with their parameter blocks in one
 // page-locked allocation, plus extra bytes of page-locked memory (for the
 // info words read back).
 type kernSet struct {
@@ -264,7 +265,7 @@ func (s *kernSet) funcs() []cudagen.Func {
 	var out []cudagen.Func
 	seen := map[string]bool{}
 	for _, k := range s.ks {
-		if !seen[k.fn.Name] {
+		if k.total > 0 && !seen[k.fn.Name] {
 			seen[k.fn.Name] = true
 			out = append(out, k.fn)
 		}
@@ -277,7 +278,9 @@ func (s *kernSet) funcs() []cudagen.Func {
 func (s *kernSet) setup(d *cu.Driver, mod cu.Module, extra int64) error {
 	var n int64
 	for _, k := range s.ks {
-		n += 16 * int64(k.nparams())
+		if k.total > 0 {
+			n += 16 * int64(k.nparams())
+		}
 	}
 	extra = (extra + 15) &^ 15
 	if n+extra == 0 {
@@ -291,6 +294,9 @@ func (s *kernSet) setup(d *cu.Driver, mod cu.Module, extra int64) error {
 	base := unsafe.Pointer(unsafe.SliceData(mem))
 	off := uintptr(0)
 	for _, k := range s.ks {
+		if k.total <= 0 {
+			continue // never launched (an empty result), not compiled
+		}
 		f, err := d.ModuleGetFunction(mod, k.fn.Name)
 		if err != nil {
 			return fmt.Errorf("cuModuleGetFunction(%s): %w", k.fn.Name, err)

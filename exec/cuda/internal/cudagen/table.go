@@ -175,6 +175,10 @@ func rows() []row {
 		{ops.OpInv, solverRow}, {ops.OpDet, solverRow}, {ops.OpSLogDet, solverRow},
 		{ops.OpQR, solverRow}, {ops.OpEigh, solverRow}, {ops.OpSVD, solverRow}, {ops.OpLstSq, solverRow},
 
+		// The Fourier transforms on cuFFT, with generated transposes and
+		// scaling around the plans (exec/cuda's fft.go).
+		{ops.OpFFT, fftRow}, {ops.OpRFFT, fftRow}, {ops.OpIRFFT, fftRow},
+
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
 		{opdef.OpFused, entry{check: checkFused, gen: genProgram}},
@@ -200,6 +204,10 @@ func rows() []row {
 // solverRow is the row of the linear-algebra ops: cuSOLVER and cuBLAS in
 // float and double.
 var solverRow = library(Solver, "cuSOLVER runs float32 and float64", tensor.Float32, tensor.Float64)
+
+// fftRow is the row of the Fourier transforms: cuFFT's single and double
+// precision (the result is complex, or real for IRFFT).
+var fftRow = library(FFT, "cuFFT runs complex64 and complex128", tensor.Complex64, tensor.Complex128, tensor.Float32, tensor.Float64)
 
 // randomRow is the row of the random ops (random.go).
 var randomRow = entry{check: checkRandom, gen: func(g *gen, n *graph.Node) error {
