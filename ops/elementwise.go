@@ -197,6 +197,9 @@ func dtCast(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	if !a.To.Valid() {
 		return 0, dtypeErr("invalid target dtype %v", a.To)
 	}
+	if in[0].IsComplex() || a.To.IsComplex() {
+		return 0, dtypeErr("Cast between %v and %v: complex casts are not implemented yet", in[0], a.To)
+	}
 	return a.To, nil
 }
 

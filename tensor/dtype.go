@@ -12,7 +12,10 @@ import (
 // Float32 and Float64 are compute types: every op that admits the kind has
 // a kernel for them. Float16 and BFloat16 are storage types: tensors of
 // them can be created, fed, cast and returned, but arithmetic requires an
-// ops.Cast to Float32 first.
+// ops.Cast to Float32 first. Complex64 and Complex128 are the complex
+// types (pairs of float32 and of float64, real part first, as Go's
+// complex64 and complex128 and NumPy's); only the ops that say so admit
+// them.
 type DType uint8
 
 // The element types. The zero DType is Invalid.
@@ -28,29 +31,34 @@ const (
 	Int8
 	Int16
 	Uint8
+	Complex64
+	Complex128
 	numDTypes
 )
 
 var dtypeNames = [numDTypes]struct{ long, short string }{
-	Invalid:  {"invalid", "invalid"},
-	Bool:     {"bool", "b8"},
-	Int32:    {"int32", "i32"},
-	Int64:    {"int64", "i64"},
-	Float32:  {"float32", "f32"},
-	Float64:  {"float64", "f64"},
-	Float16:  {"float16", "f16"},
-	BFloat16: {"bfloat16", "bf16"},
-	Int8:     {"int8", "i8"},
-	Int16:    {"int16", "i16"},
-	Uint8:    {"uint8", "u8"},
+	Invalid:    {"invalid", "invalid"},
+	Bool:       {"bool", "b8"},
+	Int32:      {"int32", "i32"},
+	Int64:      {"int64", "i64"},
+	Float32:    {"float32", "f32"},
+	Float64:    {"float64", "f64"},
+	Float16:    {"float16", "f16"},
+	BFloat16:   {"bfloat16", "bf16"},
+	Int8:       {"int8", "i8"},
+	Int16:      {"int16", "i16"},
+	Uint8:      {"uint8", "u8"},
+	Complex64:  {"complex64", "c64"},
+	Complex128: {"complex128", "c128"},
 }
 
-var dtypeSizes = [numDTypes]int{Bool: 1, Int8: 1, Int16: 2, Int32: 4, Int64: 8, Uint8: 1, Float32: 4, Float64: 8, Float16: 2, BFloat16: 2}
+var dtypeSizes = [numDTypes]int{Bool: 1, Int8: 1, Int16: 2, Int32: 4, Int64: 8, Uint8: 1, Float32: 4, Float64: 8, Float16: 2, BFloat16: 2, Complex64: 8, Complex128: 16}
 
 // DTypes lists every valid DType in a fixed order: bool, the integers by
-// width (signed, then unsigned), the floats (compute, then storage).
+// width (signed, then unsigned), the compute floats, the complex types,
+// then the storage floats.
 func DTypes() []DType {
-	return []DType{Bool, Int8, Int16, Int32, Int64, Uint8, Float32, Float64, Float16, BFloat16}
+	return []DType{Bool, Int8, Int16, Int32, Int64, Uint8, Float32, Float64, Complex64, Complex128, Float16, BFloat16}
 }
 
 // String returns the long name: "float32", "int64", "bool", ...
@@ -130,6 +138,34 @@ func (d DType) Wrap(v int64) int64 {
 	return v
 }
 
+// IsComplex reports whether d is a complex type (Complex64, Complex128).
+func (d DType) IsComplex() bool { return d == Complex64 || d == Complex128 }
+
+// RealDType is the type of a complex type's parts (Complex64: Float32,
+// Complex128: Float64); other dtypes return themselves.
+func (d DType) RealDType() DType {
+	switch d {
+	case Complex64:
+		return Float32
+	case Complex128:
+		return Float64
+	}
+	return d
+}
+
+// ComplexDType is the complex type whose parts hold d: Float32 (and the
+// 16-bit storage floats) give Complex64, Float64 gives Complex128, a
+// complex type returns itself, and the others (bool, integers) Invalid.
+func (d DType) ComplexDType() DType {
+	switch d {
+	case Float32, Float16, BFloat16, Complex64:
+		return Complex64
+	case Float64, Complex128:
+		return Complex128
+	}
+	return Invalid
+}
+
 // IsBool reports whether d is Bool.
 func (d DType) IsBool() bool { return d == Bool }
 
@@ -137,9 +173,12 @@ func (d DType) IsBool() bool { return d == Bool }
 // arithmetic on it needs a Cast to a compute type first.
 func (d DType) IsStorage() bool { return d == Float16 || d == BFloat16 }
 
-// Kind names the kind of d for messages: "bool", "integer" or "float".
+// Kind names the kind of d for messages: "bool", "integer", "float" or
+// "complex".
 func (d DType) Kind() string {
 	switch {
+	case d.IsComplex():
+		return "complex"
 	case d.IsBool():
 		return "bool"
 	case d.IsInt():

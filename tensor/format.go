@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -120,7 +121,37 @@ func (t *Tensor) formatElem(i int) string {
 		return strconv.FormatInt(View[int64](t.data)[i], 10)
 	case Float64:
 		return strconv.FormatFloat(View[float64](t.data)[i], 'g', -1, 64)
+	case Complex64:
+		return FormatComplex(complex128(View[complex64](t.data)[i]), 32)
+	case Complex128:
+		return FormatComplex(View[complex128](t.data)[i], 64)
 	default:
 		return strconv.FormatFloat(t.Float64(i), 'g', -1, 32)
 	}
+}
+
+// FormatComplex formats v as NumPy prints a complex number: the real part,
+// the imaginary part with its sign, and "j" ("1+2j", "-0.5-1j", "0+1j",
+// "nan+infj"), each part in the shortest form that reads back as a float
+// of the given bit size (32 or 64).
+func FormatComplex(v complex128, bits int) string {
+	re, im := complexPart(real(v), bits), complexPart(imag(v), bits)
+	if im[0] != '-' {
+		im = "+" + im
+	}
+	return re + im + "j"
+}
+
+// complexPart formats one part of a complex number (NaN and the
+// infinities as NumPy writes them: nan, inf, -inf).
+func complexPart(x float64, bits int) string {
+	switch {
+	case x != x:
+		return "nan"
+	case x > math.MaxFloat64:
+		return "inf"
+	case x < -math.MaxFloat64:
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, bits)
 }

@@ -29,20 +29,28 @@ import (
 )
 
 // safetensorsDTypes names each loom DType the way the safetensors header
-// does. The format has more types (U16, U32, U64, F8_E4M3, F8_E5M2, C64,
-// ...); loom has no equivalent for them, so files holding them are
-// rejected.
+// does. The format has more types (U16, U32, U64, F8_E4M3, F8_E5M2, ...);
+// loom has no equivalent for them, so files holding them are rejected.
+//
+// Complex64 is the format's "C64" (added to safetensors' Dtype enum in
+// its 0.6 releases: 8 bytes, two little-endian float32, real part first).
+// The format has no complex128; loom writes and reads it as "C128" (16
+// bytes, two little-endian float64, real part first), a name of its own
+// that other readers reject: convert to complex64, or store the real and
+// imaginary parts as two F64 tensors, for files meant for other tools.
 var safetensorsDTypes = [numDTypes]string{
-	Bool:     "BOOL",
-	Int8:     "I8",
-	Int16:    "I16",
-	Int32:    "I32",
-	Int64:    "I64",
-	Uint8:    "U8",
-	Float32:  "F32",
-	Float64:  "F64",
-	Float16:  "F16",
-	BFloat16: "BF16",
+	Bool:       "BOOL",
+	Int8:       "I8",
+	Int16:      "I16",
+	Int32:      "I32",
+	Int64:      "I64",
+	Uint8:      "U8",
+	Float32:    "F32",
+	Float64:    "F64",
+	Float16:    "F16",
+	BFloat16:   "BF16",
+	Complex64:  "C64",
+	Complex128: "C128",
 }
 
 // safetensorsMetadataKey is the reserved header key of the string metadata.

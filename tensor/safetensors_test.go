@@ -338,7 +338,7 @@ func corruptSafetensors() []stCorrupt {
 	}
 	// Every safetensors dtype loom has no type for (and lower-case or
 	// made-up names) is rejected by name.
-	for _, dt := range []string{"U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64", "bool", "F128", ""} {
+	for _, dt := range []string{"U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C256", "bool", "F128", ""} {
 		cases = append(cases, stCorrupt{
 			name: "dtype " + dt,
 			file: stFile(fmt.Sprintf(`{"x":{"dtype":%q,"shape":[],"data_offsets":[0,1]}}`, dt), 0),

@@ -10,7 +10,7 @@ import (
 // Elem is the set of Go element types a Tensor can hold. F16 and BF16 are
 // the bit patterns of the two 16-bit float storage types.
 type Elem interface {
-	bool | int8 | int16 | int32 | int64 | uint8 | float32 | float64 | F16 | BF16
+	bool | int8 | int16 | int32 | int64 | uint8 | float32 | float64 | F16 | BF16 | complex64 | complex128
 }
 
 // Number is the subset of Elem that arithmetic kernels compute with.
@@ -42,6 +42,10 @@ func DTypeOf[T Elem]() DType {
 		return Float16
 	case BF16:
 		return BFloat16
+	case complex64:
+		return Complex64
+	case complex128:
+		return Complex128
 	}
 	return Invalid
 }
@@ -284,8 +288,9 @@ func (t *Tensor) Clone() *Tensor {
 	return c
 }
 
-// Float64 returns element i (in row-major order) converted to float64.
-// It panics if i is out of range, like a slice index.
+// Float64 returns element i (in row-major order) converted to float64
+// (the real part of a complex element). It panics if i is out of range,
+// like a slice index.
 func (t *Tensor) Float64(i int) float64 {
 	switch t.dtype {
 	case Bool:
@@ -311,11 +316,16 @@ func (t *Tensor) Float64(i int) float64 {
 		return float64(View[F16](t.data)[i].Float32())
 	case BFloat16:
 		return float64(View[BF16](t.data)[i].Float32())
+	case Complex64:
+		return float64(real(View[complex64](t.data)[i]))
+	case Complex128:
+		return real(View[complex128](t.data)[i])
 	}
 	return math.NaN()
 }
 
-// SetFloat64 sets element i (row-major) to v, converted as Cast converts.
+// SetFloat64 sets element i (row-major) to v, converted as Cast converts
+// (a complex element becomes v + 0i).
 func (t *Tensor) SetFloat64(i int, v float64) {
 	switch t.dtype {
 	case Bool:
@@ -342,7 +352,67 @@ func (t *Tensor) SetFloat64(i int, v float64) {
 		View[F16](t.data)[i] = F16FromFloat32(float32(v))
 	case BFloat16:
 		View[BF16](t.data)[i] = BF16FromFloat32(float32(v))
+	case Complex64:
+		View[complex64](t.data)[i] = complex(float32(v), 0)
+	case Complex128:
+		View[complex128](t.data)[i] = complex(v, 0)
 	}
+}
+
+// Complex128 returns element i (row-major) as a complex128: a complex
+// element exactly (complex64 widened), any other dtype as Float64 gives
+// it with a zero imaginary part.
+func (t *Tensor) Complex128(i int) complex128 {
+	switch t.dtype {
+	case Complex64:
+		return complex128(View[complex64](t.data)[i])
+	case Complex128:
+		return View[complex128](t.data)[i]
+	}
+	return complex(t.Float64(i), 0)
+}
+
+// SetComplex128 sets element i (row-major) to v: a complex element to v
+// (rounded to complex64's parts for Complex64), any other dtype to v's
+// real part as SetFloat64 converts it (the imaginary part is dropped, as
+// Cast from complex does).
+func (t *Tensor) SetComplex128(i int, v complex128) {
+	switch t.dtype {
+	case Complex64:
+		View[complex64](t.data)[i] = complex64(v)
+	case Complex128:
+		View[complex128](t.data)[i] = v
+	default:
+		t.SetFloat64(i, real(v))
+	}
+}
+
+// Complex128s returns all elements as complex128 (a copy).
+func (t *Tensor) Complex128s() []complex128 {
+	out := make([]complex128, t.Size())
+	for i := range out {
+		out[i] = t.Complex128(i)
+	}
+	return out
+}
+
+// FromComplex128s returns a new tensor of dtype dt holding vals converted
+// as SetComplex128 converts (a real dtype keeps the real parts).
+func FromComplex128s(dt DType, vals []complex128, shape ...int) (*Tensor, error) {
+	if shape == nil {
+		shape = []int{len(vals)}
+	}
+	t, err := Make(dt, shape...)
+	if err != nil {
+		return nil, err
+	}
+	if t.Size() != len(vals) {
+		return nil, fmt.Errorf("tensor: FromComplex128s: %d values do not fill shape %v (%d elements)", len(vals), t.shape, t.Size())
+	}
+	for i, v := range vals {
+		t.SetComplex128(i, v)
+	}
+	return t, nil
 }
 
 // Float64s returns all elements converted to float64 (a copy).

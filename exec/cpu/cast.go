@@ -63,6 +63,9 @@ func castFunc(from, to tensor.DType) func(dst, src []byte) {
 	if from == to {
 		return func(d, s []byte) { copy(d, s) }
 	}
+	if from.IsComplex() || to.IsComplex() {
+		return castComplex(from, to)
+	}
 	if from.IsStorage() || to.IsStorage() {
 		return castViaFloat32(from, to)
 	}
@@ -117,4 +120,71 @@ func halfEncoder(dt tensor.DType) func(float32) uint16 {
 		return func(v float32) uint16 { return uint16(tensor.BF16FromFloat32(v)) }
 	}
 	return nil
+}
+
+// castComplex converts to, from and between the complex types: complex to
+// complex rounds each part; a real source becomes the real part (cast to
+// the parts' type as a real Cast does) with a zero imaginary part; a
+// complex source gives its real part, then cast as from the parts' type
+// (NumPy's rule, which warns; loom documents it at ops.Cast).
+func castComplex(from, to tensor.DType) func(d, s []byte) {
+	switch {
+	case from == tensor.Complex64 && to == tensor.Complex128:
+		return func(d, s []byte) { convert(as[float64](d), as[float32](s)[:len(d)/8]) }
+	case from == tensor.Complex128 && to == tensor.Complex64:
+		return func(d, s []byte) { convert(as[float32](d), as[float64](s)[:len(d)/4]) }
+	case to.IsComplex(): // real to complex: the real part through a real cast
+		part := castFunc(from, to.RealDType())
+		if part == nil {
+			return nil
+		}
+		if to == tensor.Complex64 {
+			return func(d, s []byte) { toComplex[float32](d, s, part) }
+		}
+		return func(d, s []byte) { toComplex[float64](d, s, part) }
+	}
+	part := castFunc(from.RealDType(), to) // complex to real: the real part
+	if part == nil {
+		return nil
+	}
+	if from == tensor.Complex64 {
+		return func(d, s []byte) { fromComplex[float32](d, s, part, to.Size()) }
+	}
+	return func(d, s []byte) { fromComplex[float64](d, s, part, to.Size()) }
+}
+
+// castChunk is the elements a complex cast converts through its buffer at
+// a time.
+const castChunk = 512
+
+// toComplex writes complex elements (parts of type P) into d from the
+// real elements s: part casts s into P, written as real parts with zero
+// imaginary parts.
+func toComplex[P float](d, s []byte, part func(d, s []byte)) {
+	var buf [castChunk]P
+	out := as[P](d)
+	n := len(out) / 2
+	ssz := len(s) / max(n, 1)
+	for i := 0; i < n; i += castChunk {
+		m := min(castChunk, n-i)
+		part(asBytes(buf[:m]), s[i*ssz:(i+m)*ssz])
+		for k := 0; k < m; k++ {
+			out[2*(i+k)], out[2*(i+k)+1] = buf[k], 0
+		}
+	}
+}
+
+// fromComplex writes into d (elements of dsz bytes) the real parts of the
+// complex elements s (parts of type P), cast by part.
+func fromComplex[P float](d, s []byte, part func(d, s []byte), dsz int) {
+	var buf [castChunk]P
+	in := as[P](s)
+	n := len(d) / dsz
+	for i := 0; i < n; i += castChunk {
+		m := min(castChunk, n-i)
+		for k := 0; k < m; k++ {
+			buf[k] = in[2*(i+k)]
+		}
+		part(d[i*dsz:(i+m)*dsz], asBytes(buf[:m]))
+	}
 }

@@ -339,6 +339,8 @@ func where() entry {
 			return selectMicro[uint32](st), nil
 		case 8:
 			return selectMicro[uint64](st), nil
+		case 16:
+			return selectWide(st), nil
 		}
 		return nil, errNoKernel
 	})
@@ -425,6 +427,24 @@ func selectMicro[T simd.Bits](st []int) microFn {
 	n := func(stride, m int) int { return max(1, stride*m) } // a scalar's one element
 	return func(m int, d, c, x, y unsafe.Pointer) {
 		selectRun(view[T](d, m), view[uint8](c, n(cs, m)), cs, view[T](x, n(xs, m)), xs, view[T](y, n(ys, m)), ys)
+	}
+}
+
+// selectWide is Where's micro-op on 16-byte elements (complex128): a
+// plain loop, each operand a vector or a scalar.
+func selectWide(st []int) microFn {
+	cs, xs, ys := st[0], st[1], st[2]
+	n := func(stride, m int) int { return max(1, stride*m) }
+	return func(m int, d, c, x, y unsafe.Pointer) {
+		dv, cv := view[bits128](d, m), view[uint8](c, n(cs, m))
+		xv, yv := view[bits128](x, n(xs, m)), view[bits128](y, n(ys, m))
+		for i := range dv {
+			if cv[i*cs] != 0 {
+				dv[i] = xv[i*xs]
+			} else {
+				dv[i] = yv[i*ys]
+			}
+		}
 	}
 }
 

@@ -111,6 +111,8 @@ func gatherOf[I index](g ixGeom) (*kernel, error) {
 		return gatherElems[I, uint32](g), nil
 	case 8:
 		return gatherElems[I, uint64](g), nil
+	case 16:
+		return gatherElems[I, bits128](g), nil
 	}
 	return nil, fmt.Errorf("no Gather kernel for elements of %d bytes", g.esize)
 }
@@ -150,7 +152,7 @@ func gatherRows[I index](g ixGeom) *kernel {
 	}}
 }
 
-func gatherElems[I index, T uint8 | uint16 | uint32 | uint64](g ixGeom) *kernel {
+func gatherElems[I index, T uint8 | uint16 | uint32 | uint64 | bits128](g ixGeom) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		var bad atomic.Bool
 		l := a.Loop(func(lo, hi, _ int) {
@@ -201,12 +203,14 @@ func takeAlong[I index](g ixGeom) func(int) (*kernel, bool) {
 			return takeAlongK[I, uint32](g), true
 		case 8:
 			return takeAlongK[I, uint64](g), true
+		case 16:
+			return takeAlongK[I, bits128](g), true
 		}
 		return nil, false
 	}
 }
 
-func takeAlongK[I index, T uint8 | uint16 | uint32 | uint64](g ixGeom) *kernel {
+func takeAlongK[I index, T uint8 | uint16 | uint32 | uint64 | bits128](g ixGeom) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		var bad atomic.Bool
 		l := a.Loop(func(lo, hi, _ int) {
@@ -415,6 +419,26 @@ func alongBody[I index, T simd.Number](add bool) ixScatterFn[I, T] {
 	}
 }
 
+// alongSet is a piece of Scatter for elements moved by their bits only
+// (16-byte ones, which have no arithmetic type in simd).
+func alongSet[I index, T any]() ixScatterFn[I, T] {
+	return func(g *ixGeom, idx []I, upd, out []T, o, i0, i1, d0, d1 int, bad *atomic.Bool) {
+		for j := 0; j < g.n; j++ {
+			base := (o*g.n + j) * g.inner
+			for i := i0; i < i1; i++ {
+				v, ok := wrapped(idx[base+i], g.d)
+				if !ok {
+					bad.Store(true)
+					continue
+				}
+				if v >= d0 && v < d1 {
+					out[(o*g.d+v)*g.inner+i] = upd[base+i]
+				}
+			}
+		}
+	}
+}
+
 // indexAddBody is a piece of IndexAdd: one index per inner row, whose
 // chunk is added with the vector kernel.
 func indexAddBody[I index, T simd.Number]() ixScatterFn[I, T] {
@@ -462,6 +486,8 @@ func scatterBits[I index](g ixGeom, fill []byte) (*kernel, error) {
 		return ixScatterKernel(g, alongBody[I, uint32](false), fill), nil
 	case 8:
 		return ixScatterKernel(g, alongBody[I, uint64](false), fill), nil
+	case 16:
+		return ixScatterKernel(g, alongSet[I, bits128](), fill), nil
 	}
 	return nil, fmt.Errorf("no Scatter kernel for elements of %d bytes", g.esize)
 }

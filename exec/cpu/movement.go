@@ -68,11 +68,13 @@ func (g *gather) kernel(dt tensor.DType) (*kernel, error) {
 		return gatherKernel[uint32](g), nil
 	case 8:
 		return gatherKernel[uint64](g), nil
+	case 16:
+		return gatherKernel[bits128](g), nil
 	}
 	return nil, fmt.Errorf("no gather for %v", dt)
 }
 
-func gatherKernel[T uint8 | uint16 | uint32 | uint64](g *gather) *kernel {
+func gatherKernel[T uint8 | uint16 | uint32 | uint64 | bits128](g *gather) *kernel {
 	last := len(g.dims) - 1
 	inner, is := g.dims[last], g.strides[last]
 	return &kernel{bind: func(a *args) func() {
@@ -212,11 +214,13 @@ func preparePad(n *graph.Node) (*kernel, error) {
 		return scatterKernel[uint32](sc, n.Input(0).Shape().Size()), nil
 	case 8:
 		return scatterKernel[uint64](sc, n.Input(0).Shape().Size()), nil
+	case 16:
+		return scatterKernel[bits128](sc, n.Input(0).Shape().Size()), nil
 	}
 	return nil, fmt.Errorf("no Pad kernel for %v", n.DType())
 }
 
-func scatterKernel[T uint8 | uint16 | uint32 | uint64](g *gather, size int) *kernel {
+func scatterKernel[T uint8 | uint16 | uint32 | uint64 | bits128](g *gather, size int) *kernel {
 	last := len(g.dims) - 1
 	inner, os := g.dims[last], g.strides[last]
 	return &kernel{bind: func(a *args) func() {
@@ -296,6 +300,8 @@ func prepareRepeat(n *graph.Node) (*kernel, error) {
 			return repeatElems[uint32](s), nil
 		case 8:
 			return repeatElems[uint64](s), nil
+		case 16:
+			return repeatElems[bits128](s), nil
 		}
 	}
 	row := s.inner * n.DType().Size() // bytes of one inner block
@@ -315,7 +321,7 @@ func prepareRepeat(n *graph.Node) (*kernel, error) {
 
 // repeatElems is Repeat along the last axis (inner blocks of one
 // element): each result element reads its source.
-func repeatElems[T uint8 | uint16 | uint32 | uint64](s *segments) *kernel {
+func repeatElems[T uint8 | uint16 | uint32 | uint64 | bits128](s *segments) *kernel {
 	return &kernel{bind: func(a *args) func() {
 		l := a.Loop(func(lo, hi, _ int) {
 			src, dst := as[T](a.In(0)), as[T](a.Out())

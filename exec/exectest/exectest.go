@@ -260,8 +260,10 @@ func kernelKeys(n *graph.Node) []string {
 
 // Compare checks got against want: same dtype and shape, and every
 // element within tolerance: |g-w| <= tol*(1+|w|), with tol by dtype
-// (2e-5 for float32, 1e-12 for float64, exact for integers and bools)
-// unless overridden. NaN matches NaN and infinities must match exactly.
+// (2e-5 for float32 and complex64, 1e-12 for float64 and complex128,
+// exact for integers and bools) unless overridden. NaN matches NaN and
+// infinities must match exactly. Complex elements compare part by part,
+// each within tol*(1+|w|) of the whole number's magnitude.
 func Compare(got, want *tensor.Tensor, tol float64) error {
 	if got == nil {
 		return fmt.Errorf("got nil")
@@ -270,7 +272,7 @@ func Compare(got, want *tensor.Tensor, tol float64) error {
 		return fmt.Errorf("got %s, want %s", got.Type(), want.Type())
 	}
 	if tol == 0 {
-		switch want.DType() {
+		switch want.DType().RealDType() {
 		case tensor.Float32:
 			tol = 2e-5
 		case tensor.Float64:
@@ -278,6 +280,9 @@ func Compare(got, want *tensor.Tensor, tol float64) error {
 		case tensor.Float16, tensor.BFloat16:
 			tol = 1e-2
 		}
+	}
+	if want.DType().IsComplex() {
+		return compareComplex(got, want, tol)
 	}
 	g, w := got.Float64s(), want.Float64s()
 	for i := range w {
@@ -293,6 +298,32 @@ func Compare(got, want *tensor.Tensor, tol float64) error {
 			}
 		case math.Abs(a-b) > tol*(1+math.Abs(b)) || math.IsNaN(a):
 			return fmt.Errorf("element %d: got %v, want %v (tolerance %g)", i, a, b, tol)
+		}
+	}
+	return nil
+}
+
+// compareComplex is Compare for complex tensors: the real and imaginary
+// parts of each element, against the magnitude of want's element.
+func compareComplex(got, want *tensor.Tensor, tol float64) error {
+	for i := range want.Size() {
+		a, b := got.Complex128(i), want.Complex128(i)
+		scale := 1 + math.Hypot(real(b), imag(b))
+		for k, p := range [2][2]float64{{real(a), real(b)}, {imag(a), imag(b)}} {
+			x, y := p[0], p[1]
+			part := [2]string{"real", "imaginary"}[k]
+			switch {
+			case math.IsNaN(y):
+				if !math.IsNaN(x) {
+					return fmt.Errorf("element %d: got %v, want %v (%s part NaN)", i, a, b, part)
+				}
+			case math.IsInf(y, 0) || math.IsInf(scale, 0):
+				if x != y {
+					return fmt.Errorf("element %d: got %v, want %v (%s part)", i, a, b, part)
+				}
+			case math.Abs(x-y) > tol*scale || math.IsNaN(x):
+				return fmt.Errorf("element %d: got %v, want %v (%s part, tolerance %g)", i, a, b, part, tol)
+			}
 		}
 	}
 	return nil

@@ -105,11 +105,15 @@ type Def struct {
 	// and what constant folding computes with. An elementwise op gives
 	// its element function: F64 for float and bool operands (bools as 0
 	// and 1), I64 for integer operands (exact; results wrap to the dtype
-	// as two's complement). Other ops give Ref, which may also replace
-	// the element functions of an elementwise op (Cast).
-	F64 func(x []float64) float64
-	I64 func(x []int64) int64
-	Ref func(n *graph.Node, in []*Value) (*Value, error)
+	// as two's complement), C128 for complex operands (the dtype rule
+	// promotes real operands to complex first; a Where's bool condition
+	// enters as 0 or 1; a complex-to-real op such as Abs or Equal returns
+	// its real result as the real part). Other ops give Ref, which may
+	// also replace the element functions of an elementwise op (Cast).
+	F64  func(x []float64) float64
+	I64  func(x []int64) int64
+	C128 func(x []complex128) complex128
+	Ref  func(n *graph.Node, in []*Value) (*Value, error)
 
 	// Domain and IntDomain are where the conformance suite and the
 	// gradient checks draw operand values, for float and for integer

@@ -19,8 +19,15 @@ var (
 	Floats  = DTypeSet{func(d tensor.DType) bool { return d == tensor.Float32 || d == tensor.Float64 }, "a float dtype (float32 or float64)"}
 	Ints    = DTypeSet{func(d tensor.DType) bool { return d.IsInt() }, "an integer dtype"}
 	Bools   = DTypeSet{func(d tensor.DType) bool { return d == tensor.Bool }, "bool"}
-	Compute = DTypeSet{func(d tensor.DType) bool { return d.Valid() && !d.IsStorage() }, "a compute dtype (bool, integer, float32 or float64)"}
+	Compute = DTypeSet{func(d tensor.DType) bool { return d.Valid() && !d.IsStorage() && !d.IsComplex() }, "a compute dtype (bool, integer, float32 or float64)"}
 	Any     = DTypeSet{func(d tensor.DType) bool { return d.Valid() }, "any dtype"}
+
+	// The sets with the complex types. An op admits complex only where
+	// both backends implement it, so Numeric and Compute leave them out.
+	Complexes        = DTypeSet{func(d tensor.DType) bool { return d.IsComplex() }, "a complex dtype (complex64 or complex128)"}
+	FloatsOrComplex  = DTypeSet{func(d tensor.DType) bool { return Floats.OK(d) || d.IsComplex() }, "a float or complex dtype (float32, float64, complex64 or complex128)"}
+	NumericOrComplex = DTypeSet{func(d tensor.DType) bool { return Numeric.OK(d) || d.IsComplex() }, "a numeric dtype (integer, float or complex)"}
+	ComputeOrComplex = DTypeSet{func(d tensor.DType) bool { return Compute.OK(d) || d.IsComplex() }, "a compute or complex dtype (bool, integer, float32, float64, complex64 or complex128)"}
 )
 
 // Check returns a DTypeErr naming the first operand dtype not in s.
@@ -29,6 +36,8 @@ func (s DTypeSet) Check(in []tensor.DType) error {
 		if !s.OK(d) {
 			hint := ""
 			switch {
+			case d.IsComplex():
+				hint = "; the op does not take complex numbers (ops.Real, ops.Imag and ops.Abs give real ones)"
 			case d.IsStorage():
 				hint = "; " + d.String() + " is a storage type: ops.Cast it to float32 first"
 			case s.OK(tensor.Float32) && !d.IsFloat():
@@ -103,11 +112,30 @@ func MixedErr(a, b tensor.DType) error {
 // promotion rules, which loom follows: within a kind the wider type wins
 // (int32+int64 is int64, float32+float64 is float64); an unsigned integer
 // with a signed one gives the narrowest signed type that holds both
-// (uint8+int8 is int16, uint8+int32 is int32); kinds (bool, integer,
-// float) never mix.
+// (uint8+int8 is int16, uint8+int32 is int32); a float with a complex
+// type gives the complex type whose parts hold both (float32+complex64 is
+// complex64, float64+complex64 and float32+complex128 are complex128);
+// bool, integer and float (or complex) never mix, nor does a storage
+// float with anything.
 func Promote(a, b tensor.DType) (tensor.DType, error) {
 	if a == b {
 		return a, nil
+	}
+	if a.IsComplex() || b.IsComplex() {
+		ok := func(d tensor.DType) bool { return d.IsComplex() || d == tensor.Float32 || d == tensor.Float64 }
+		if st := a; st.IsStorage() || b.IsStorage() {
+			if !st.IsStorage() {
+				st = b
+			}
+			return 0, DTypeErr("mixed dtypes %v and %v: %v is a storage type; ops.Cast it to float32 first", a, b, st)
+		}
+		if !ok(a) || !ok(b) {
+			return 0, MixedErr(a, b)
+		}
+		if a.RealDType().Size() >= b.RealDType().Size() {
+			return a.RealDType().ComplexDType(), nil
+		}
+		return b.RealDType().ComplexDType(), nil
 	}
 	if a.Kind() != b.Kind() || a.IsStorage() || b.IsStorage() {
 		return 0, MixedErr(a, b)

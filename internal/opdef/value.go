@@ -10,13 +10,16 @@ import (
 
 // Value is a value of the reference evaluator: a dense row-major array
 // held exactly for its dtype. Integers are held as int64 (exact at any
-// magnitude), everything else as float64 (bools as 0 and 1; float32,
-// float16 and bfloat16 values rounded to their type after every op).
+// magnitude), complex numbers as complex128 (complex64 parts rounded to
+// float32 after every op), everything else as float64 (bools as 0 and 1;
+// float32, float16 and bfloat16 values rounded to their type after every
+// op).
 type Value struct {
 	DType tensor.DType
 	Shape tensor.Shape
-	F     []float64 // non-integer dtypes
-	I     []int64   // integer dtypes
+	F     []float64    // bool and the real floats
+	I     []int64      // integer dtypes
+	C     []complex128 // complex dtypes
 }
 
 // NewValue returns a zero value of dtype dt and the given shape.
@@ -26,9 +29,12 @@ func NewValue(dt tensor.DType, shape tensor.Shape) *Value {
 		v.Shape = tensor.Shape{}
 	}
 	n := max(shape.Size(), 0)
-	if dt.IsInt() {
+	switch {
+	case dt.IsInt():
 		v.I = make([]int64, n)
-	} else {
+	case dt.IsComplex():
+		v.C = make([]complex128, n)
+	default:
 		v.F = make([]float64, n)
 	}
 	return v
@@ -45,6 +51,12 @@ func FromTensor(t *tensor.Tensor) *Value {
 		if v.DType.IsInt() { // the narrower integers are exact in float64
 			for i := range v.I {
 				v.I[i] = int64(t.Float64(i))
+			}
+			break
+		}
+		if v.DType.IsComplex() {
+			for i := range v.C {
+				v.C[i] = t.Complex128(i)
 			}
 			break
 		}
@@ -67,65 +79,103 @@ func (v *Value) Tensor() (*tensor.Tensor, error) {
 			f[i] = float64(x)
 		}
 		return tensor.FromFloat64s(v.DType, f, v.Shape...)
+	case v.DType.IsComplex():
+		return tensor.FromComplex128s(v.DType, v.C, v.Shape...)
 	}
 	return tensor.FromFloat64s(v.DType, v.F, v.Shape...)
 }
 
 // Len is the number of elements.
 func (v *Value) Len() int {
-	if v.DType.IsInt() {
+	switch {
+	case v.DType.IsInt():
 		return len(v.I)
+	case v.DType.IsComplex():
+		return len(v.C)
 	}
 	return len(v.F)
 }
 
-// Float returns element p as a float64 (integers converted).
+// Float returns element p as a float64 (integers converted, the real part
+// of a complex number).
 func (v *Value) Float(p int) float64 {
-	if v.DType.IsInt() {
+	switch {
+	case v.DType.IsInt():
 		return float64(v.I[p])
+	case v.DType.IsComplex():
+		return real(v.C[p])
 	}
 	return v.F[p]
 }
 
+// Complex returns element p as a complex128 (a real element with a zero
+// imaginary part).
+func (v *Value) Complex(p int) complex128 {
+	if v.DType.IsComplex() {
+		return v.C[p]
+	}
+	return complex(v.Float(p), 0)
+}
+
 // Int returns element p as an int64 (floats converted as Cast converts:
-// truncated toward zero, saturating at int64's range, NaN to 0).
+// truncated toward zero, saturating at int64's range, NaN to 0; a complex
+// number's real part).
 func (v *Value) Int(p int) int64 {
 	if v.DType.IsInt() {
 		return v.I[p]
 	}
-	return tensor.FloatToInt(v.F[p], 64)
+	return tensor.FloatToInt(v.Float(p), 64)
 }
 
 // SetFloat sets element p from a float64 (converted as Cast converts for
-// an integer dtype).
+// an integer dtype; x + 0i for a complex dtype).
 func (v *Value) SetFloat(p int, x float64) {
-	if v.DType.IsInt() {
+	switch {
+	case v.DType.IsInt():
 		v.I[p] = tensor.FloatToInt(x, 64)
+	case v.DType.IsComplex():
+		v.C[p] = complex(x, 0)
+	default:
+		v.F[p] = x
+	}
+}
+
+// SetComplex sets element p from a complex128 (a real dtype keeps the
+// real part, as Cast from complex does).
+func (v *Value) SetComplex(p int, x complex128) {
+	if v.DType.IsComplex() {
+		v.C[p] = x
 		return
 	}
-	v.F[p] = x
+	v.SetFloat(p, real(x))
 }
 
 // SetInt sets element p from an int64.
 func (v *Value) SetInt(p int, x int64) {
-	if v.DType.IsInt() {
+	switch {
+	case v.DType.IsInt():
 		v.I[p] = x
-		return
+	case v.DType.IsComplex():
+		v.C[p] = complex(float64(x), 0)
+	default:
+		v.F[p] = float64(x)
 	}
-	v.F[p] = float64(x)
 }
 
 // Copy sets element p to element q of src, which has v's dtype.
 func (v *Value) Copy(p int, src *Value, q int) {
-	if v.DType.IsInt() {
+	switch {
+	case v.DType.IsInt():
 		v.I[p] = src.I[q]
-	} else {
+	case v.DType.IsComplex():
+		v.C[p] = src.C[q]
+	default:
 		v.F[p] = src.F[q]
 	}
 }
 
 // Round makes every element representable in the value's dtype: float32
-// (and the 16-bit types) round to nearest even, the integers narrower
+// (and the 16-bit types, and complex64's parts) round to nearest even, the integers narrower
 // than int64 wrap as two's complement (uint8 modulo 256), bools become 0
 // or 1.
 func (v *Value) Round() {
@@ -137,6 +187,10 @@ func (v *Value) Round() {
 	case v.DType == tensor.Float32:
 		for i, x := range v.F {
 			v.F[i] = float64(float32(x))
+		}
+	case v.DType == tensor.Complex64:
+		for i, x := range v.C {
+			v.C[i] = complex128(complex64(x))
 		}
 	case v.DType == tensor.Float16:
 		for i, x := range v.F {
@@ -167,7 +221,7 @@ func Evaluate(n *graph.Node, in []*Value) (*Value, error) {
 	switch {
 	case d.Ref != nil:
 		out, err = d.Ref(n, in)
-	case d.Kind == Elementwise && (d.F64 != nil || d.I64 != nil):
+	case d.Kind == Elementwise && (d.F64 != nil || d.I64 != nil || d.C128 != nil):
 		out, err = evalElementwise(d, n, in)
 	default:
 		return nil, fmt.Errorf("%s has no reference evaluator", d.Name)
@@ -181,13 +235,17 @@ func Evaluate(n *graph.Node, in []*Value) (*Value, error) {
 
 // HasRef reports whether the op has a reference evaluator.
 func (d *Def) HasRef() bool {
-	return d.Ref != nil || (d.Kind == Elementwise && (d.F64 != nil || d.I64 != nil))
+	return d.Ref != nil || (d.Kind == Elementwise && (d.F64 != nil || d.I64 != nil || d.C128 != nil))
 }
 
 // evalElementwise applies the element function over the broadcast of the
-// operands: I64 when the last operand is an integer, else F64.
+// operands: I64 when the last operand is an integer, C128 when it is
+// complex, else F64.
 func evalElementwise(d *Def, n *graph.Node, in []*Value) (*Value, error) {
 	out := NewValue(n.DType(), n.Shape())
+	if len(in) > 0 && in[len(in)-1].DType.IsComplex() {
+		return evalComplex(d, out, in)
+	}
 	useInt := len(in) > 0 && in[len(in)-1].DType.IsInt()
 	if useInt && d.I64 == nil {
 		return nil, fmt.Errorf("%s has no integer reference", d.Name)
@@ -211,6 +269,25 @@ func evalElementwise(d *Def, n *graph.Node, in []*Value) (*Value, error) {
 			}
 			out.SetFloat(p, d.F64(fs))
 		}
+	}
+	return out, nil
+}
+
+// evalComplex applies d's complex element function over the broadcast of
+// the operands (real operands, a Where's condition, enter as x + 0i); the
+// result keeps the real part for a real dtype (Abs, Equal).
+func evalComplex(d *Def, out *Value, in []*Value) (*Value, error) {
+	if d.C128 == nil {
+		return nil, fmt.Errorf("%s has no complex reference", d.Name)
+	}
+	it := NewBroadcast(out.Shape, in)
+	cs := make([]complex128, len(in))
+	for p := 0; p < out.Len(); p++ {
+		offs := it.Next()
+		for k, x := range in {
+			cs[k] = x.Complex(offs[k])
+		}
+		out.SetComplex(p, d.C128(cs))
 	}
 	return out, nil
 }
