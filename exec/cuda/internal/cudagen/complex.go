@@ -1,6 +1,10 @@
 package cudagen
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loomgraph/loom/tensor"
+)
 
 // Complex numbers on the device. NVRTC has no <complex> (and no headers
 // at all here), so the prelude declares its own types: loom_c64 and
@@ -49,6 +53,9 @@ __device__ __forceinline__ loom_c64 loom_complex_f32(float re, float im) { loom_
 __device__ __forceinline__ loom_c128 loom_complex_f64(double re, double im) { loom_c128 z; z.re = re; z.im = im; return z; }
 __device__ __forceinline__ loom_c128 loom_c64_to_c128(loom_c64 z) { return loom_complex_f64((double)z.re, (double)z.im); }
 __device__ __forceinline__ loom_c64 loom_c128_to_c64(loom_c128 z) { return loom_complex_f32((float)z.re, (float)z.im); }
+// A reduction's accumulator from an element or from a partial result.
+__device__ __forceinline__ loom_c128 loom_c128_of(loom_c64 z) { return loom_c64_to_c128(z); }
+__device__ __forceinline__ loom_c128 loom_c128_of(loom_c128 z) { return z; }
 `
 
 // complexArith is one complex type's arithmetic: CT the type, RT its
@@ -178,3 +185,23 @@ __device__ __forceinline__ loom_c64 loom_exp_c64(loom_c64 z) { return loom_c128_
 __device__ __forceinline__ loom_c64 loom_log_c64(loom_c64 z) { return loom_c128_to_c64(loom_log_c128(loom_c64_to_c128(z))); }
 __device__ __forceinline__ loom_c64 loom_sqrt_c64(loom_c64 z) { return loom_c128_to_c64(loom_sqrt_c128(loom_c64_to_c128(z))); }
 `
+
+// complexCast converts x between dtypes from and to, one of them complex,
+// as the CPU's Cast: a real value becomes (x, 0) (the storage floats
+// through float32, integers and bool through the part's type);
+// complex64 and complex128 convert part by part; a complex value becomes
+// a real one by its real part (NumPy's ComplexWarning case), converted as
+// that real float would be (saturating to integers), and bool by x != 0.
+func complexCast(from, to tensor.DType, x string) string {
+	if from.IsComplex() && to.IsComplex() {
+		return "loom_" + cInfos[from].sfx + "_to_" + cInfos[to].sfx + "(" + x + ")"
+	}
+	if to.IsComplex() {
+		part := to.RealDType()
+		return "loom_complex_" + cInfos[part].sfx + "(" + castExpr(from, part, x) + ", " + zeroOf(cType(part)) + ")"
+	}
+	if to == tensor.Bool {
+		return "(unsigned char)loom_nonzero_" + cInfos[from].sfx + "(" + x + ")"
+	}
+	return castExpr(from.RealDType(), to, "("+x+").re")
+}
