@@ -76,7 +76,6 @@ __device__ __forceinline__ CT& operator*=(CT& a, CT b) { a = a * b; return a; }
 __device__ __forceinline__ bool operator==(CT a, CT b) { return a.re == b.re && a.im == b.im; }
 __device__ __forceinline__ bool operator!=(CT a, CT b) { return a.re != b.re || a.im != b.im; }
 __device__ __forceinline__ CT loom_conj_SFX(CT z) { return MK(z.re, -z.im); }
-__device__ __forceinline__ bool loom_nonzero_SFX(CT z) { return z.re != (RT)0 || z.im != (RT)0; }
 `
 
 // complexFuncs are the functions of complex128, and complex64's through
@@ -191,7 +190,8 @@ __device__ __forceinline__ loom_c64 loom_sqrt_c64(loom_c64 z) { return loom_c128
 // through float32, integers and bool through the part's type);
 // complex64 and complex128 convert part by part; a complex value becomes
 // a real one by its real part (NumPy's ComplexWarning case), converted as
-// that real float would be (saturating to integers), and bool by x != 0.
+// that real float would be (saturating to integers; bool too, re != 0, as
+// the CPU's Cast and the reference do, where NumPy's bool is z != 0).
 func complexCast(from, to tensor.DType, x string) string {
 	if from.IsComplex() && to.IsComplex() {
 		return "loom_" + cInfos[from].sfx + "_to_" + cInfos[to].sfx + "(" + x + ")"
@@ -199,9 +199,6 @@ func complexCast(from, to tensor.DType, x string) string {
 	if to.IsComplex() {
 		part := to.RealDType()
 		return "loom_complex_" + cInfos[part].sfx + "(" + castExpr(from, part, x) + ", " + zeroOf(cType(part)) + ")"
-	}
-	if to == tensor.Bool {
-		return "(unsigned char)loom_nonzero_" + cInfos[from].sfx + "(" + x + ")"
 	}
 	return castExpr(from.RealDType(), to, "("+x+").re")
 }
