@@ -528,7 +528,7 @@ func TestSupportsErrors(t *testing.T) {
 	// no cuBLAS call.
 	xi := g.Input("xi", tensor.Int32, 4, 4)
 	mi := g.Add(graph.Spec{Op: ops.OpMatMul, Inputs: []*graph.Node{xi, xi}, DType: tensor.Int32, Shape: tensor.Shape{4, 4}})
-	if err := Supports(mi); !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul(i32[4,4], i32[4,4])") || !strings.Contains(err.Error(), "cuBLAS runs float32 and float64") {
+	if err := Supports(mi); !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul(i32[4,4], i32[4,4])") || !strings.Contains(err.Error(), "cuBLAS runs float32, float64, complex64 and complex128") {
 		t.Errorf("Supports(int32 MatMul) = %v, want ErrUnsupported naming the op, its types and why", err)
 	}
 	if _, err := lookup(graph.Op(60000)); err == nil || !strings.Contains(err.Error(), "no row") {

@@ -37,8 +37,9 @@
 // (compute_XX, and the default compute_75); nvrtcGetPTX always gives it
 // (with a NUL, as PTX). Identical compilations are cached in the process.
 //
-// cuBLAS. cublas[SD]gemm_v2 and cublas[SD]gemmStridedBatched compute the
-// column-major product with naive loops accumulating in double, with the
+// cuBLAS. cublas[SDCZ]gemm_v2 and cublas[SDCZ]gemmStridedBatched compute the
+// column-major product with naive loops accumulating in double (complex:
+// the real and imaginary parts in double; CUBLAS_OP_C conjugates), with the
 // argument checks of cuBLAS; the scalars are read from host memory. The
 // triangular solves (cublas[SD]trsm_v2, trsmBatched) and the batched LU
 // (getrfBatched, getrsBatched) come from fakecusolver.c.
