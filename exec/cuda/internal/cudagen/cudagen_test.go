@@ -363,6 +363,12 @@ func supportNodes(t *testing.T) []*graph.Node {
 				if _, err := d.Shape([]tensor.Shape{{2, 3}}, attr); err != nil {
 					attr = opdef.ScanAttr{Axis: 1, Exclusive: true}
 				}
+				switch d.Op {
+				case ops.OpFFT, ops.OpRFFT: // the Fourier transforms (issue 16) take an FFTAttr
+					attr = opdef.FFTAttr{Axes: []int{1}, Norm: opdef.NormBackward}
+				case ops.OpIRFFT:
+					attr = opdef.FFTAttr{Axes: []int{1}, Norm: opdef.NormBackward, N: 4}
+				}
 				ns = append(ns, ops.Apply(d.Op, attr, args...))
 			case d.Kind == opdef.Movement:
 				x := in(dt, 2, 3)
