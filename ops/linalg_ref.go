@@ -52,6 +52,9 @@ func refChol(a []float64, n int) ([]float64, int) {
 }
 
 func refCholesky(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -66,6 +69,9 @@ func refCholesky(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refTriangularSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a, bv := in[0], in[1]
 	t := n.Attr().(opdef.TriangularAttr)
 	out := opdef.NewValue(n.DType(), n.Shape())
@@ -178,6 +184,9 @@ func refLUSolve(lu []float64, perm []int, n int, b []float64, ldb int, x []float
 }
 
 func refSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a, bv := in[0], in[1]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, K := matDims(out.Shape)
@@ -196,6 +205,9 @@ func refSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refInv(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -218,6 +230,16 @@ func refInv(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 // refDet is Det and SLogDet: the product of the LU pivots and the
 // permutation's sign.
 func refDet(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 { // 0×0 matrices: det 1, slogdet (1, 0)
+		out := opdef.NewValue(n.DType(), n.Shape())
+		for i := range out.F {
+			out.F[i] = 1
+			if n.Op() == OpSLogDet && i%2 == 1 {
+				out.F[i] = 0
+			}
+		}
+		return out, nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -227,6 +249,9 @@ func refDet(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			d := sign
 			for i := range N {
 				d *= lu[i*N+i]
+			}
+			if zero >= 0 {
+				d = 0 // +0, as NumPy's
 			}
 			out.F[b] = d
 			continue
@@ -333,6 +358,9 @@ func refQROf(a []float64, m, n int) (q, r []float64) {
 }
 
 func refQR(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)
@@ -438,6 +466,9 @@ func refEighOf(a []float64, n int) ([]float64, []float64) {
 }
 
 func refEigh(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -596,6 +627,9 @@ func refSVDTall(a []float64, m, n int) (u, s, vh []float64) {
 }
 
 func refSVD(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)
@@ -613,6 +647,9 @@ func refSVD(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refLstSq(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	if in[0].Len() == 0 || n.Shape().Size() == 0 {
+		return opdef.NewValue(n.DType(), n.Shape()), nil
+	}
 	a, bv := in[0], in[1]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)

@@ -168,6 +168,12 @@ func init() {
 		// pooling (issue 15): pooling.go
 		ops.OpMaxPool: kernelOf(preparePool), ops.OpMaxPoolGrad: kernelOf(preparePool), ops.OpMaxPoolSelect: kernelOf(preparePool),
 		ops.OpAvgPool: kernelOf(preparePool), ops.OpAvgPoolGrad: kernelOf(preparePool),
+		// linear algebra (issue 16): linalg.go
+		ops.OpCholesky: kernelOf(prepareLinalg), ops.OpTriangularSolve: kernelOf(prepareLinalg),
+		ops.OpSolve: kernelOf(prepareLinalg), ops.OpInv: kernelOf(prepareLinalg),
+		ops.OpDet: kernelOf(prepareLinalg), ops.OpSLogDet: kernelOf(prepareLinalg),
+		ops.OpQR: kernelOf(prepareLinalg), ops.OpEigh: kernelOf(prepareLinalg),
+		ops.OpSVD: kernelOf(prepareLinalg), ops.OpLstSq: kernelOf(prepareLinalg),
 	}
 }
 

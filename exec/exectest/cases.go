@@ -82,6 +82,8 @@ func Cases() []Case {
 	cs = append(cs, indexCases()...)
 	cs = append(cs, convCases()...) // convolutions (issue 15)
 	cs = append(cs, poolCases()...) // pooling (issue 15)
+	// linear algebra (issue 16)
+	cs = append(cs, linalgCases()...)
 	return cs
 }
 

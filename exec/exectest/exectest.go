@@ -85,6 +85,7 @@ func Run(t *testing.T, open Opener) {
 	})
 	t.Run("run-errors", func(t *testing.T) { runErrors(t, be) })
 	t.Run("index-errors", func(t *testing.T) { indexRunErrors(t, be) })
+	t.Run("linalg-errors", func(t *testing.T) { linalgRunErrors(t, be) })
 }
 
 // modes: every case runs through the whole optimising pipeline, and with
