@@ -52,11 +52,21 @@ type linalgStep struct {
 	// Device memory, laid out at setup.
 	dOffA, dOffB, wA, wB, work, ipiv, info, dummy, tau, ev, sv, gU, gVT, rwork, c1 cu.DevicePtr
 	lwork                                                                          int
+	// batched: small matrices (n <= batchedMax) of a batch go through the
+	// batched routines (cuSOLVER's potrfBatched, cuBLAS's getrfBatched
+	// and getrsBatched), one call for the batch, with device arrays of
+	// the matrices' addresses (ptrA, ptrB: in the step's workspaces).
+	batched    bool
+	ptrA, ptrB cu.DevicePtr
 	// errors: the info words are errors (0: none, 1: not positive
 	// definite, 2: singular).
 	errKind int
 	infoN   int
 }
+
+// batchedMax is the largest matrix order that takes the batched
+// factorisations (cuBLAS's getrfBatched is meant for small matrices).
+const batchedMax = 32
 
 func tname(p cu.Precision) string {
 	if p == cu.Double {
@@ -131,6 +141,10 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 		s.offB = toI64(opdef.BatchOffsets(batch, bs))
 	default:
 		return nil, fmt.Errorf("no cuSOLVER kernel for %v", s.op)
+	}
+	switch s.op {
+	case ops.OpCholesky, ops.OpSolve, ops.OpInv, ops.OpDet, ops.OpSLogDet:
+		s.batched = n <= batchedMax && s.nb >= 2
 	}
 	switch s.op {
 	case ops.OpCholesky:
@@ -299,7 +313,9 @@ func (s *linalgStep) setup(e *executable, mod cu.Module) error {
 	p := s.prec
 	switch s.op {
 	case ops.OpCholesky:
-		if n > 0 {
+		if s.batched {
+			alloc(&s.wA, nb*n*n*es)
+		} else if n > 0 {
 			q(sv.PotrfBufferSize(h, p, cu.Upper, s.n, 0, s.n))
 		}
 	case ops.OpSolve, ops.OpInv, ops.OpDet, ops.OpSLogDet:
@@ -308,7 +324,10 @@ func (s *linalgStep) setup(e *executable, mod cu.Module) error {
 		if s.op == ops.OpSolve {
 			alloc(&s.wB, nb*n*int64(s.kk)*es)
 		}
-		if n > 0 && err == nil {
+		if s.op == ops.OpInv && s.batched {
+			alloc(&s.wB, nb*n*n*es)
+		}
+		if n > 0 && err == nil && !s.batched {
 			q(sv.GetrfBufferSize(h, p, s.n, s.n, s.wA, s.n))
 		}
 	case ops.OpQR:
@@ -342,6 +361,29 @@ func (s *linalgStep) setup(e *executable, mod cu.Module) error {
 	alloc(&s.work, int64(lw)*es)
 	if err != nil {
 		return err
+	}
+	if s.batched {
+		// The matrices' addresses in the workspaces, for the batched
+		// routines.
+		ptrs := func(base cu.DevicePtr, size int64) (cu.DevicePtr, error) {
+			v := make([]int64, s.nb)
+			for b := range v {
+				v[b] = int64(base) + int64(b)*size*es
+			}
+			return e.uploadOwned(int64Bytes(v))
+		}
+		if s.ptrA, err = ptrs(s.wA, n*n); err != nil {
+			return err
+		}
+		if s.wB != 0 {
+			cols := int64(s.kk) // Solve's right-hand sides, Inv's identity
+			if s.op == ops.OpInv {
+				cols = n
+			}
+			if s.ptrB, err = ptrs(s.wB, n*cols); err != nil {
+				return err
+			}
+		}
 	}
 	return s.ks.setup(d, mod, 4*nb)
 }
@@ -378,9 +420,17 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 	outBytes := e.plan.Values[st.Out].Bytes
 	switch s.op {
 	case ops.OpCholesky:
-		keep(d.MemcpyDtoDAsync(out, in(0), outBytes, e.stream))
-		for b := 0; b < s.nb && n > 0 && err == nil; b++ {
-			keep(sv.Potrf(h, p, cu.Upper, n, mat(out, b, n*n), n, s.work, s.lwork, info(b)))
+		if s.batched {
+			keep(d.MemcpyDtoDAsync(s.wA, in(0), outBytes, e.stream))
+			if err == nil && n > 0 {
+				keep(sv.PotrfBatched(h, p, cu.Upper, n, s.ptrA, n, s.info, s.nb))
+			}
+			keep(d.MemcpyDtoDAsync(out, s.wA, outBytes, e.stream))
+		} else {
+			keep(d.MemcpyDtoDAsync(out, in(0), outBytes, e.stream))
+			for b := 0; b < s.nb && n > 0 && err == nil; b++ {
+				keep(sv.Potrf(h, p, cu.Upper, n, mat(out, b, n*n), n, s.work, s.lwork, info(b)))
+			}
 		}
 		keep(s.kZero.launch(e, out))
 	case ops.OpTriangularSolve:
@@ -413,17 +463,44 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 		} else {
 			keep(d.MemcpyDtoDAsync(s.wA, in(0), int64(s.nb*n*n)*es, e.stream))
 		}
-		for b := 0; b < s.nb && n > 0 && err == nil; b++ {
+		bs := s.b.ext.bsolve
+		if s.batched && n > 0 {
+			keep(e.be.lib.blas.SetStream(e.be.blas, e.stream))
+			if err == nil {
+				keep(bs.GetrfBatched(e.be.blas, p, n, s.ptrA, n, s.ipiv, s.info, s.nb))
+			}
+		}
+		for b := 0; b < s.nb && n > 0 && err == nil && !s.batched; b++ {
 			keep(sv.Getrf(h, p, n, n, mat(s.wA, b, n*n), n, s.work, s.ipiv+cu.DevicePtr(4*b*n), info(b)))
 		}
-		switch s.op {
-		case ops.OpSolve:
+		// getrs: cuBLAS's batched solve, which reports a bad argument in
+		// a host int.
+		getrsBatched := func(tr cu.Op, nrhs int) {
+			if err != nil || nrhs == 0 || n == 0 {
+				return
+			}
+			bad, gerr := bs.GetrsBatched(e.be.blas, p, tr, n, nrhs, s.ptrA, n, s.ipiv, s.ptrB, n, s.nb)
+			keep(gerr)
+			if bad != 0 {
+				keep(fmt.Errorf("cublasGetrsBatched: argument %d is invalid", -bad))
+			}
+		}
+		switch {
+		case s.batched && s.op == ops.OpSolve:
+			keep(s.kB.launch(e, in(1), s.dOffB, s.wB))
+			getrsBatched(cu.Trans, kk)
+			keep(s.kOut.launch(e, s.wB, out))
+		case s.batched && s.op == ops.OpInv:
+			keep(s.kEye.launch(e, s.wB))
+			getrsBatched(cu.NoTrans, n)
+			keep(d.MemcpyDtoDAsync(out, s.wB, outBytes, e.stream))
+		case s.op == ops.OpSolve:
 			keep(s.kB.launch(e, in(1), s.dOffB, s.wB))
 			for b := 0; b < s.nb && n > 0 && kk > 0 && err == nil; b++ {
 				keep(sv.Getrs(h, p, cu.Trans, n, kk, mat(s.wA, b, n*n), n, s.ipiv+cu.DevicePtr(4*b*n), mat(s.wB, b, n*kk), n, s.dummy))
 			}
 			keep(s.kOut.launch(e, s.wB, out))
-		case ops.OpInv:
+		case s.op == ops.OpInv:
 			keep(s.kEye.launch(e, out))
 			for b := 0; b < s.nb && n > 0 && err == nil; b++ {
 				keep(sv.Getrs(h, p, cu.NoTrans, n, n, mat(s.wA, b, n*n), n, s.ipiv+cu.DevicePtr(4*b*n), mat(out, b, n*n), n, s.dummy))

@@ -88,8 +88,14 @@ func linalgCases() []linalgCase {
 		return func(dt tensor.DType) *tensor.Tensor { return rnd(dt, seed, shape...) }
 	}
 	cs := []linalgCase{
+		// Batches of small matrices take the batched factorisations, the
+		// others a call per matrix.
 		unary("Cholesky 3x5x5", ops.OpCholesky, func(dt tensor.DType) *tensor.Tensor { return spdTensor(dt, 3, 5, 1) }),
+		unary("Cholesky 2x34x34", ops.OpCholesky, func(dt tensor.DType) *tensor.Tensor { return spdTensor(dt, 2, 34, 21) }),
 		unary("Inv 2x4x4", ops.OpInv, wellCond(2, 2, 4)),
+		unary("Inv 1x6x6", ops.OpInv, wellCond(22, 1, 6)),
+		unary("Det 2x33x33", ops.OpDet, wellCond(23, 2, 33)),
+		binary("Solve one", ops.OpSolve, nil, wellCond(24, 1, 5), r(25, 1, 5, 3)),
 		unary("Det 3x4x4", ops.OpDet, r(3, 3, 4, 4)),
 		unary("SLogDet 3x4x4", ops.OpSLogDet, r(4, 3, 4, 4)),
 		unary("QR tall 2x5x3", ops.OpQR, r(5, 2, 5, 3)),
@@ -160,49 +166,57 @@ func TestLinalgMatchesReference(t *testing.T) {
 func TestLinalgErrors(t *testing.T) {
 	b := open(t)
 	defer b.Close()
-	// Batch of two 2×2 matrices; the second is bad: [[1 2] [2 1]] has a
-	// negative leading minor of order 2 (1 - 4 = -3, by hand) and
-	// [[1 2] [2 4]] is singular (det 0, by hand); the triangular one has
-	// a zero at diagonal position 1.
-	notPD := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 2, 2, 1}, 2, 2, 2)
-	sing := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 2, 2, 4}, 2, 2, 2)
-	triZero := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 1, 0, 5, 0}, 2, 2, 2)
-	rhs := exectest.Tensor(tensor.Float64, []float64{1, 2, 3, 4}, 2, 2, 1)
-	for _, c := range []struct {
-		name   string
-		a      *tensor.Tensor
-		build  func(a, r *graph.Node) *graph.Node
-		target error
-	}{
-		{"Cholesky", notPD, func(a, _ *graph.Node) *graph.Node { return ops.Cholesky(a) }, exec.ErrNotPositiveDefinite},
-		{"Solve", sing, func(a, r *graph.Node) *graph.Node { return ops.Solve(a, r) }, exec.ErrSingular},
-		{"Inv", sing, func(a, _ *graph.Node) *graph.Node { return ops.Inv(a) }, exec.ErrSingular},
-		{"TriangularSolve", triZero, func(a, r *graph.Node) *graph.Node { return ops.TriangularSolve(a, r, ops.Triangular{}) }, exec.ErrSingular},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			g := graph.New()
-			a := g.Input("a", tensor.Float64, 2, 2, 2)
-			r := g.Input("r", tensor.Float64, 2, 2, 1)
-			out := c.build(a, r)
-			p, err := exec.Compile(b, []*graph.Node{out}, exec.IgnoreUnusedFeeds())
-			if err != nil {
-				t.Fatal(err)
+	// Batches of two n×n matrices, the second bad: its leading 2×2 block
+	// is [[1 2] [2 1]] (a leading minor of order 2 of 1 - 4 = -3, by
+	// hand), [[1 2] [2 4]] (singular: a zero pivot at column 1, by hand)
+	// or has a zero at diagonal position 1; the rest is the identity. n =
+	// 2 takes the batched factorisations, n = 34 a call per matrix.
+	for _, n := range []int{2, 34} {
+		batch := func(block [4]float64) *tensor.Tensor {
+			v := make([]float64, 2*n*n)
+			for i := range n {
+				v[i*n+i] = 2
+				v[n*n+i*n+i] = 1
 			}
-			defer p.Close()
-			_, err = p.Run(context.Background(), exec.Feeds{a: c.a, r: rhs})
-			if !errors.Is(err, c.target) {
-				t.Fatalf("error %v, want %v", err, c.target)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, c.name) || !strings.Contains(msg, "matrix 1 of the batch") || !strings.Contains(msg, "linalg_test.go") {
-				t.Errorf("error %q does not name the op, the matrix and the call site", msg)
-			}
-			// A good input runs afterwards.
-			good := exectest.Tensor(tensor.Float64, []float64{2, 0, 0, 2, 3, 1, 1, 3}, 2, 2, 2)
-			if _, err := p.Run(context.Background(), exec.Feeds{a: good, r: rhs}); err != nil {
-				t.Errorf("a good input after a bad one: %v", err)
-			}
-		})
+			v[n*n], v[n*n+1], v[n*n+n], v[n*n+n+1] = block[0], block[1], block[2], block[3]
+			return exectest.Tensor(tensor.Float64, v, 2, n, n)
+		}
+		rhs := exectest.Rand(tensor.Float64, tensor.Shape{2, n, 1}, -1, 1, 3)
+		for _, c := range []struct {
+			name   string
+			a      *tensor.Tensor
+			build  func(a, r *graph.Node) *graph.Node
+			target error
+		}{
+			{"Cholesky", batch([4]float64{1, 2, 2, 1}), func(a, _ *graph.Node) *graph.Node { return ops.Cholesky(a) }, exec.ErrNotPositiveDefinite},
+			{"Solve", batch([4]float64{1, 2, 2, 4}), func(a, r *graph.Node) *graph.Node { return ops.Solve(a, r) }, exec.ErrSingular},
+			{"Inv", batch([4]float64{1, 2, 2, 4}), func(a, _ *graph.Node) *graph.Node { return ops.Inv(a) }, exec.ErrSingular},
+			{"TriangularSolve", batch([4]float64{1, 0, 5, 0}), func(a, r *graph.Node) *graph.Node { return ops.TriangularSolve(a, r, ops.Triangular{}) }, exec.ErrSingular},
+		} {
+			t.Run(fmt.Sprintf("%s n=%d", c.name, n), func(t *testing.T) {
+				g := graph.New()
+				a := g.Input("a", tensor.Float64, 2, n, n)
+				r := g.Input("r", tensor.Float64, 2, n, 1)
+				out := c.build(a, r)
+				p, err := exec.Compile(b, []*graph.Node{out}, exec.IgnoreUnusedFeeds())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				_, err = p.Run(context.Background(), exec.Feeds{a: c.a, r: rhs})
+				if !errors.Is(err, c.target) {
+					t.Fatalf("error %v, want %v", err, c.target)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, c.name) || !strings.Contains(msg, "matrix 1 of the batch") || !strings.Contains(msg, "linalg_test.go") {
+					t.Errorf("error %q does not name the op, the matrix and the call site", msg)
+				}
+				// A good input runs afterwards.
+				if _, err := p.Run(context.Background(), exec.Feeds{a: batch([4]float64{3, 1, 1, 3}), r: rhs}); err != nil {
+					t.Errorf("a good input after a bad one: %v", err)
+				}
+			})
+		}
 	}
 }
 
