@@ -58,6 +58,13 @@ type linalgStep struct {
 	// the matrices' addresses (ptrA, ptrB: in the step's workspaces).
 	batched    bool
 	ptrA, ptrB cu.DevicePtr
+	// jacobi: batches of small matrices of Eigh, SVD and LstSq go through
+	// cuSOLVER's batched Jacobi solvers (syevjBatched, gesvdjBatched; n
+	// and m at most 32), one call for the batch, with their parameters.
+	jacobi  bool
+	sparams cu.SyevjInfo
+	gparams cu.GesvdjInfo
+	hasPar  bool
 	// errors: the info words are errors (0: none, 1: not positive
 	// definite, 2: singular).
 	errKind int
@@ -145,6 +152,8 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 	switch s.op {
 	case ops.OpCholesky, ops.OpSolve, ops.OpInv, ops.OpDet, ops.OpSLogDet:
 		s.batched = n <= batchedMax && s.nb >= 2
+	case ops.OpEigh:
+		s.jacobi = n <= batchedMax && s.nb >= 2
 	}
 	switch s.op {
 	case ops.OpCholesky:
@@ -212,21 +221,32 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 		if k == 0 {
 			break
 		}
+		s.jacobi = s.rows <= batchedMax && s.nb >= 2
+		// gesvdj gives U (rows×rows) and V (k×k) where gesvd gives U
+		// (rows×k, the same columns first) and Vᵀ: vt(j, cc) below reads
+		// either.
+		vt := func(j, cc string) string { return "[" + j + " + " + cc + " * " + c(k) + "]" }
+		if s.jacobi {
+			vt = func(j, cc string) string { return "[" + cc + " + " + j + " * " + c(k) + "]" }
+		}
 		// U(i,j) of A and Vh(j,cc) as C expressions over ub and vb, the
 		// batch's gesvd outputs.
 		var uexp, vexp, ubuf, vbuf string
 		if s.wide {
 			// gesvd of Aᵀ (n×m): Aᵀ = U'·S·V'ᵀ, so U = V' (gVT read
 			// transposed) and Vh = U'ᵀ.
-			uexp, vexp = "ub[j + i * "+c(k)+"]", "vb[cc + j * "+c(s.rows)+"]"
+			uexp, vexp = "ub"+vt("j", "i"), "vb[cc + j * "+c(s.rows)+"]"
 			ubuf, vbuf = "gvt", "gu"
 			s.kA = gather(m * n)
 		} else {
-			uexp, vexp = "ub[i + j * "+c(s.rows)+"]", "vb[j + cc * "+c(k)+"]"
+			uexp, vexp = "ub[i + j * "+c(s.rows)+"]", "vb"+vt("j", "cc")
 			ubuf, vbuf = "gu", "gvt"
 			s.kA = transposeIn(m, n)
 		}
 		size := map[string]string{"gu": c(s.rows * k), "gvt": c(k * k)}
+		if s.jacobi {
+			size["gu"] = c(s.rows * s.rows)
+		}
 		// pre declares ub and vb where body uses them.
 		pre := func(body string) string {
 			var p string
@@ -340,20 +360,40 @@ func (s *linalgStep) setup(e *executable, mod cu.Module) error {
 	case ops.OpEigh:
 		alloc(&s.wA, nb*n*n*es)
 		alloc(&s.ev, nb*n*es)
-		if n > 0 && err == nil {
+		switch {
+		case n == 0 || err != nil:
+		case s.jacobi:
+			if s.sparams, err = sv.CreateSyevjInfo(); err != nil {
+				return fmt.Errorf("cusolverDnCreateSyevjInfo: %w", err)
+			}
+			s.hasPar = true
+			q(sv.SyevjBatchedBufferSize(h, p, cu.Vectors, cu.Upper, s.n, s.wA, s.n, s.ev, s.sparams, s.nb))
+		default:
 			q(sv.SyevdBufferSize(h, p, cu.Vectors, cu.Upper, s.n, s.wA, s.n, s.ev))
 		}
 	case ops.OpSVD, ops.OpLstSq:
 		rows := int64(s.rows)
 		alloc(&s.wA, nb*m*n*es)
 		alloc(&s.sv, nb*k*es)
-		alloc(&s.gU, nb*rows*k*es)
+		ucols := k
+		if s.jacobi {
+			ucols = rows
+		}
+		alloc(&s.gU, nb*rows*ucols*es)
 		alloc(&s.gVT, nb*k*k*es)
 		alloc(&s.rwork, k*es)
 		if s.op == ops.OpLstSq {
 			alloc(&s.c1, nb*k*int64(s.kk)*es)
 		}
-		if k > 0 && err == nil {
+		switch {
+		case k == 0 || err != nil:
+		case s.jacobi:
+			if s.gparams, err = sv.CreateGesvdjInfo(); err != nil {
+				return fmt.Errorf("cusolverDnCreateGesvdjInfo: %w", err)
+			}
+			s.hasPar = true
+			q(sv.GesvdjBatchedBufferSize(h, p, cu.Vectors, s.rows, s.k, s.wA, s.rows, s.sv, s.gU, s.rows, s.gVT, s.k, s.gparams, s.nb))
+		default:
 			q(sv.GesvdBufferSize(h, p, s.rows, s.k))
 		}
 	}
@@ -527,7 +567,10 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 			break
 		}
 		keep(d.MemcpyDtoDAsync(s.wA, in(0), int64(s.nb*n*n)*es, e.stream))
-		for b := 0; b < s.nb && err == nil; b++ {
+		if s.jacobi && err == nil {
+			keep(sv.SyevjBatched(h, p, cu.Vectors, cu.Upper, n, s.wA, n, s.ev, s.work, s.lwork, s.info, s.sparams, s.nb))
+		}
+		for b := 0; b < s.nb && err == nil && !s.jacobi; b++ {
 			keep(sv.Syevd(h, p, cu.Vectors, cu.Upper, n, mat(s.wA, b, n*n), n, mat(s.ev, b, n), s.work, s.lwork, s.dummy))
 		}
 		keep(s.kF1.launch(e, s.wA, s.ev, out))
@@ -538,7 +581,10 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 		}
 		keep(s.kA.launch(e, in(0), s.dOffA, s.wA))
 		rows := s.rows
-		for b := 0; b < s.nb && err == nil; b++ {
+		if s.jacobi && err == nil {
+			keep(sv.GesvdjBatched(h, p, cu.Vectors, rows, k, s.wA, rows, s.sv, s.gU, rows, s.gVT, k, s.work, s.lwork, s.info, s.gparams, s.nb))
+		}
+		for b := 0; b < s.nb && err == nil && !s.jacobi; b++ {
 			keep(sv.Gesvd(h, p, 'S', 'S', rows, k, mat(s.wA, b, m*n), rows, mat(s.sv, b, k), mat(s.gU, b, rows*k), rows,
 				mat(s.gVT, b, k*k), k, s.work, s.lwork, s.rwork, s.dummy))
 		}
@@ -581,4 +627,17 @@ func (s *linalgStep) check() error {
 	return nil
 }
 
-func (s *linalgStep) free(e *executable) error { return s.ks.free(e.be.lib.drv) }
+func (s *linalgStep) free(e *executable) error {
+	var errs firstErr
+	if s.hasPar {
+		sv := s.b.ext.solver
+		if s.op == ops.OpEigh {
+			errs.keep(sv.DestroySyevjInfo(s.sparams))
+		} else {
+			errs.keep(sv.DestroyGesvdjInfo(s.gparams))
+		}
+		s.hasPar = false
+	}
+	errs.keep(s.ks.free(e.be.lib.drv))
+	return errs.err
+}

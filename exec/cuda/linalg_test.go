@@ -103,6 +103,12 @@ func linalgCases() []linalgCase {
 		unary("Eigh 2x5x5", ops.OpEigh, r(7, 2, 5, 5)),
 		unary("SVD tall 2x5x3", ops.OpSVD, r(8, 2, 5, 3)),
 		unary("SVD wide 3x6", ops.OpSVD, r(9, 3, 6)),
+		// Batches of small matrices take the batched Jacobi solvers
+		// (above), single ones the others.
+		unary("Eigh 4x4", ops.OpEigh, r(26, 4, 4)),
+		unary("SVD tall 4x3", ops.OpSVD, r(27, 4, 3)),
+		unary("SVD wide 2x3x5", ops.OpSVD, r(28, 2, 3, 5)),
+		binary("LstSq one", ops.OpLstSq, nil, r(29, 6, 3), r(30, 6, 2)),
 		binary("Solve broadcast", ops.OpSolve, nil, wellCond(10, 2, 4), r(11, 3, 1, 4, 2)),
 		binary("LstSq tall", ops.OpLstSq, nil, r(12, 2, 6, 3), r(13, 2, 6, 2)),
 		binary("LstSq wide broadcast", ops.OpLstSq, nil, r(14, 3, 5), r(15, 2, 3, 2)),
