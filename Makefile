@@ -12,7 +12,7 @@ STATICCHECK_VERSION := v0.8.2
 MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
              | grep -v /testdata/ | xargs -n1 dirname | sort -u)
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers \
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers bench-fft \
         bench-smoke generate check-generated gpu-test tune
 
 # The examples are a nested module (examples/go.mod); the demo writes
@@ -112,6 +112,12 @@ check-trace:
 # (-quick for a smoke run, -check to cross-check the engines' numbers).
 bench-peers:
 	cd bench && $(GO) run ./cmd/peers $(ARGS)
+
+# The FFT benchmark of issue 16: loom against FFTW (bench/fftw/fftw_bench.c,
+# compiled here by the command; skipped without libfftw3-dev), numpy.fft and
+# torch.fft, one thread.
+bench-fft:
+	cd bench && $(GO) run ./cmd/fftpeers $(ARGS)
 
 # The peer benchmark in its quickest mode, loom alone, nothing written:
 # make test runs it so that bench/ cannot rot.

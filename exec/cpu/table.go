@@ -146,6 +146,8 @@ func init() {
 		// sorting (issue 14)
 		ops.OpSort: kernelOf(prepareSort), ops.OpArgSort: kernelOf(prepareSort), ops.OpTopK: kernelOf(prepareSort),
 		ops.OpSearchSorted: kernelOf(prepareSearchSorted),
+		// Fourier transforms (issue 16; exec/cpu/fft.go)
+		ops.OpFFT: kernelOf(prepareFFT), ops.OpRFFT: kernelOf(prepareFFT), ops.OpIRFFT: kernelOf(prepareFFT),
 
 		ops.OpMatMul:     kernelOf(prepareMatMul),
 		ops.OpSoftmax:    kernelOf(prepareSoftmax),

@@ -84,6 +84,7 @@ func Cases() []Case {
 	cs = append(cs, poolCases()...) // pooling (issue 15)
 	// linear algebra (issue 16)
 	cs = append(cs, linalgCases()...)
+	cs = append(cs, fftCases()...) // Fourier transforms (issue 16)
 	return cs
 }
 

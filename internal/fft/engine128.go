@@ -157,6 +157,13 @@ func rotate128(x cplx128, inverse bool) cplx128 {
 
 func scale128(x cplx128, c real128) cplx128 { return complex(real(x)*c, imag(x)*c) }
 
+// mul128 is a·b in the element precision (Go widens complex64 products
+// to float64, which costs conversions).
+func mul128(a, b cplx128) cplx128 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(ar*br-ai*bi, ar*bi+ai*br)
+}
+
 func (st *stage128) run(y, x []cplx128, inverse bool) {
 	switch st.radix {
 	case 4:
@@ -178,10 +185,15 @@ func (st *stage128) radix2(y, x []cplx128) {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
 		y0, y1 := y[s*2*p:s*2*p+s], y[s*(2*p+1):s*(2*p+1)+s]
+		if useAVX2 && s%vec128 == 0 {
+			radix2x128(&x0[0], &x1[0], &y0[0], &y1[0], s, &st.tw[p])
+			continue
+		}
+		x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
 		for q := range x0 {
 			a, b := x0[q], x1[q]
 			y0[q] = a + b
-			y1[q] = (a - b) * w
+			y1[q] = mul128(a-b, w)
 		}
 	}
 }
@@ -196,9 +208,9 @@ func (st *stage128) radix4(y, x []cplx128, inverse bool) {
 			t2, t3 := a1+a3, rotate128(a1-a3, inverse)
 			yy := y[4*p : 4*p+4 : 4*p+4]
 			yy[0] = t0 + t2
-			yy[1] = (t1 + t3) * tw[0]
-			yy[2] = (t0 - t2) * tw[1]
-			yy[3] = (t1 - t3) * tw[2]
+			yy[1] = mul128(t1+t3, tw[0])
+			yy[2] = mul128(t0-t2, tw[1])
+			yy[3] = mul128(t1-t3, tw[2])
 		}
 		return
 	}
@@ -213,6 +225,10 @@ func (st *stage128) radix4(y, x []cplx128, inverse bool) {
 		y0, y1, y2, y3 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s]
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
 		y0, y1, y2, y3 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)]
+		if useAVX2 && s%vec128 == 0 {
+			radix4x128(&x0[0], &x1[0], &x2[0], &x3[0], &y0[0], &y1[0], &y2[0], &y3[0], s, &tw[0], rot128(inverse))
+			continue
+		}
 		if p == 0 {
 			for q := range x0 {
 				a0, a1, a2, a3 := x0[q], x1[q], x2[q], x3[q]
@@ -230,9 +246,9 @@ func (st *stage128) radix4(y, x []cplx128, inverse bool) {
 			t0, t1 := a0+a2, a0-a2
 			t2, t3 := a1+a3, rotate128(a1-a3, inverse)
 			y0[q] = t0 + t2
-			y1[q] = (t1 + t3) * w1
-			y2[q] = (t0 - t2) * w2
-			y3[q] = (t1 - t3) * w3
+			y1[q] = mul128(t1+t3, w1)
+			y2[q] = mul128(t0-t2, w2)
+			y3[q] = mul128(t1-t3, w3)
 		}
 	}
 }
@@ -247,14 +263,17 @@ func (st *stage128) radix3(y, x []cplx128, inverse bool) {
 		x1 := x[s*(p+m) : s*(p+m)+s]
 		x2 := x[s*(p+2*m) : s*(p+2*m)+s]
 		yb := y[s*3*p : s*3*p+3*s]
+		y0, y1, y2 := yb[:s], yb[s:2*s], yb[2*s:3*s]
+		x1, x2 = x1[:len(x0)], x2[:len(x0)]
+		y0, y1, y2 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)]
 		for q := range x0 {
 			a0, a1, a2 := x0[q], x1[q], x2[q]
 			t1 := a1 + a2
 			t2 := a0 - scale128(t1, half)
 			t3 := scale128(rotate128(a1-a2, inverse), sin60)
-			yb[q] = a0 + t1
-			yb[s+q] = (t2 + t3) * w1
-			yb[2*s+q] = (t2 - t3) * w2
+			y0[q] = a0 + t1
+			y1[q] = mul128(t2+t3, w1)
+			y2[q] = mul128(t2-t3, w2)
 		}
 	}
 }
@@ -273,6 +292,14 @@ func (st *stage128) radix5(y, x []cplx128, inverse bool) {
 		x3 := x[s*(p+3*m) : s*(p+3*m)+s]
 		x4 := x[s*(p+4*m) : s*(p+4*m)+s]
 		yb := y[s*5*p : s*5*p+5*s]
+		y0, y1, y2, y3, y4 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s], yb[4*s:5*s]
+		if useAVX2 && s%vec128 == 0 {
+			radix5x128(&x0[0], &x1[0], &x2[0], &x3[0], &x4[0], &y0[0], &y1[0], &y2[0], &y3[0], &y4[0], s, &tw[0], rot128(inverse), &r5c128[0])
+			continue
+		}
+		x1, x2, x3, x4 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], x4[:len(x0)]
+		y0, y1, y2, y3, y4 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)], y4[:len(x0)]
+		w1, w2, w3, w4 := tw[0], tw[1], tw[2], tw[3]
 		for q := range x0 {
 			a0, a1, a2, a3, a4 := x0[q], x1[q], x2[q], x3[q], x4[q]
 			b1, b2 := a1+a4, a2+a3
@@ -282,11 +309,11 @@ func (st *stage128) radix5(y, x []cplx128, inverse bool) {
 			// f = -i·(s1 d1 + s2 d2) forward, +i inverse
 			f1 := rotate128(scale128(d1, s1)+scale128(d2, s2), inverse)
 			f2 := rotate128(scale128(d1, s2)-scale128(d2, s1), inverse)
-			yb[q] = a0 + b1 + b2
-			yb[s+q] = (e1 + f1) * tw[0]
-			yb[2*s+q] = (e2 + f2) * tw[1]
-			yb[3*s+q] = (e2 - f2) * tw[2]
-			yb[4*s+q] = (e1 - f1) * tw[3]
+			y0[q] = a0 + b1 + b2
+			y1[q] = mul128(e1+f1, w1)
+			y2[q] = mul128(e2+f2, w2)
+			y3[q] = mul128(e2-f2, w3)
+			y4[q] = mul128(e1-f1, w4)
 		}
 	}
 }
@@ -308,14 +335,14 @@ func (st *stage128) generic(y, x []cplx128) {
 					if idx >= r {
 						idx -= r
 					}
-					sum += a[j] * st.wr[idx]
+					sum += mul128(a[j], st.wr[idx])
 				}
 				t[k] = sum
 			}
 			base := q + s*r*p
 			y[base] = t[0]
 			for k := 1; k < r; k++ {
-				y[base+s*k] = t[k] * tw[k-1]
+				y[base+s*k] = mul128(t[k], tw[k-1])
 			}
 		}
 	}

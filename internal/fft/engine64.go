@@ -155,6 +155,13 @@ func rotate64(x cplx64, inverse bool) cplx64 {
 
 func scale64(x cplx64, c real64) cplx64 { return complex(real(x)*c, imag(x)*c) }
 
+// mul64 is a·b in the element precision (Go widens complex64 products
+// to float64, which costs conversions).
+func mul64(a, b cplx64) cplx64 {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	return complex(ar*br-ai*bi, ar*bi+ai*br)
+}
+
 func (st *stage64) run(y, x []cplx64, inverse bool) {
 	switch st.radix {
 	case 4:
@@ -176,10 +183,15 @@ func (st *stage64) radix2(y, x []cplx64) {
 		w := st.tw[p]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
 		y0, y1 := y[s*2*p:s*2*p+s], y[s*(2*p+1):s*(2*p+1)+s]
+		if useAVX2 && s%vec64 == 0 {
+			radix2x64(&x0[0], &x1[0], &y0[0], &y1[0], s, &st.tw[p])
+			continue
+		}
+		x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
 		for q := range x0 {
 			a, b := x0[q], x1[q]
 			y0[q] = a + b
-			y1[q] = (a - b) * w
+			y1[q] = mul64(a-b, w)
 		}
 	}
 }
@@ -194,9 +206,9 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool) {
 			t2, t3 := a1+a3, rotate64(a1-a3, inverse)
 			yy := y[4*p : 4*p+4 : 4*p+4]
 			yy[0] = t0 + t2
-			yy[1] = (t1 + t3) * tw[0]
-			yy[2] = (t0 - t2) * tw[1]
-			yy[3] = (t1 - t3) * tw[2]
+			yy[1] = mul64(t1+t3, tw[0])
+			yy[2] = mul64(t0-t2, tw[1])
+			yy[3] = mul64(t1-t3, tw[2])
 		}
 		return
 	}
@@ -211,6 +223,10 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool) {
 		y0, y1, y2, y3 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s]
 		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
 		y0, y1, y2, y3 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)]
+		if useAVX2 && s%vec64 == 0 {
+			radix4x64(&x0[0], &x1[0], &x2[0], &x3[0], &y0[0], &y1[0], &y2[0], &y3[0], s, &tw[0], rot64(inverse))
+			continue
+		}
 		if p == 0 {
 			for q := range x0 {
 				a0, a1, a2, a3 := x0[q], x1[q], x2[q], x3[q]
@@ -228,9 +244,9 @@ func (st *stage64) radix4(y, x []cplx64, inverse bool) {
 			t0, t1 := a0+a2, a0-a2
 			t2, t3 := a1+a3, rotate64(a1-a3, inverse)
 			y0[q] = t0 + t2
-			y1[q] = (t1 + t3) * w1
-			y2[q] = (t0 - t2) * w2
-			y3[q] = (t1 - t3) * w3
+			y1[q] = mul64(t1+t3, w1)
+			y2[q] = mul64(t0-t2, w2)
+			y3[q] = mul64(t1-t3, w3)
 		}
 	}
 }
@@ -245,14 +261,17 @@ func (st *stage64) radix3(y, x []cplx64, inverse bool) {
 		x1 := x[s*(p+m) : s*(p+m)+s]
 		x2 := x[s*(p+2*m) : s*(p+2*m)+s]
 		yb := y[s*3*p : s*3*p+3*s]
+		y0, y1, y2 := yb[:s], yb[s:2*s], yb[2*s:3*s]
+		x1, x2 = x1[:len(x0)], x2[:len(x0)]
+		y0, y1, y2 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)]
 		for q := range x0 {
 			a0, a1, a2 := x0[q], x1[q], x2[q]
 			t1 := a1 + a2
 			t2 := a0 - scale64(t1, half)
 			t3 := scale64(rotate64(a1-a2, inverse), sin60)
-			yb[q] = a0 + t1
-			yb[s+q] = (t2 + t3) * w1
-			yb[2*s+q] = (t2 - t3) * w2
+			y0[q] = a0 + t1
+			y1[q] = mul64(t2+t3, w1)
+			y2[q] = mul64(t2-t3, w2)
 		}
 	}
 }
@@ -271,6 +290,14 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool) {
 		x3 := x[s*(p+3*m) : s*(p+3*m)+s]
 		x4 := x[s*(p+4*m) : s*(p+4*m)+s]
 		yb := y[s*5*p : s*5*p+5*s]
+		y0, y1, y2, y3, y4 := yb[:s], yb[s:2*s], yb[2*s:3*s], yb[3*s:4*s], yb[4*s:5*s]
+		if useAVX2 && s%vec64 == 0 {
+			radix5x64(&x0[0], &x1[0], &x2[0], &x3[0], &x4[0], &y0[0], &y1[0], &y2[0], &y3[0], &y4[0], s, &tw[0], rot64(inverse), &r5c64[0])
+			continue
+		}
+		x1, x2, x3, x4 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], x4[:len(x0)]
+		y0, y1, y2, y3, y4 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)], y4[:len(x0)]
+		w1, w2, w3, w4 := tw[0], tw[1], tw[2], tw[3]
 		for q := range x0 {
 			a0, a1, a2, a3, a4 := x0[q], x1[q], x2[q], x3[q], x4[q]
 			b1, b2 := a1+a4, a2+a3
@@ -280,11 +307,11 @@ func (st *stage64) radix5(y, x []cplx64, inverse bool) {
 			// f = -i·(s1 d1 + s2 d2) forward, +i inverse
 			f1 := rotate64(scale64(d1, s1)+scale64(d2, s2), inverse)
 			f2 := rotate64(scale64(d1, s2)-scale64(d2, s1), inverse)
-			yb[q] = a0 + b1 + b2
-			yb[s+q] = (e1 + f1) * tw[0]
-			yb[2*s+q] = (e2 + f2) * tw[1]
-			yb[3*s+q] = (e2 - f2) * tw[2]
-			yb[4*s+q] = (e1 - f1) * tw[3]
+			y0[q] = a0 + b1 + b2
+			y1[q] = mul64(e1+f1, w1)
+			y2[q] = mul64(e2+f2, w2)
+			y3[q] = mul64(e2-f2, w3)
+			y4[q] = mul64(e1-f1, w4)
 		}
 	}
 }
@@ -306,14 +333,14 @@ func (st *stage64) generic(y, x []cplx64) {
 					if idx >= r {
 						idx -= r
 					}
-					sum += a[j] * st.wr[idx]
+					sum += mul64(a[j], st.wr[idx])
 				}
 				t[k] = sum
 			}
 			base := q + s*r*p
 			y[base] = t[0]
 			for k := 1; k < r; k++ {
-				y[base+s*k] = t[k] * tw[k-1]
+				y[base+s*k] = mul64(t[k], tw[k-1])
 			}
 		}
 	}
