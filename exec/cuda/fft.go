@@ -23,9 +23,9 @@ import (
 // advanced layout (the inner axes as the stride, the outer ones as the
 // batch, or as a loop of executions when both are larger than one); a
 // last generated kernel transposes back and applies the norm mode's scale
-// (or only scales, in place, when nothing moved). IRFFT transforms a copy
-// of its operand, since cuFFT's complex-to-real transforms overwrite their
-// input. The plans and their shared work area (cuFFT's automatic
+// (or only scales, in place, when nothing moved). IRFFT (and an RFFT of
+// several axes) transforms a copy of its operand, since cuFFT's
+// complex-to-real transforms overwrite their input. The plans and their shared work area (cuFFT's automatic
 // allocation is off) are made at setup, so a run only launches.
 type fftStep struct {
 	b    *Backend
@@ -42,7 +42,7 @@ type fftStep struct {
 	perm   []int
 	moved  bool
 	empty  bool
-	copyIn bool // IRFFT without a move: a plain copy of the operand
+	copyIn bool // IRFFT (or a multi-axis RFFT) without a move: a plain copy of the operand
 
 	passes []*fftPass
 	ks     kernSet
@@ -160,7 +160,10 @@ func newFFTStep(b *Backend, nd *graph.Node) (*fftStep, error) {
 	if s.moved {
 		s.kIn = s.ks.add(permuteKern(inT, inS, s.perm, 1, "fft_in"))
 		src = 1
-	} else if s.kind == 2 {
+	} else if s.kind == 2 || (s.kind == 1 && nt > 1) {
+		// cuFFT's complex-to-real transforms overwrite their input, and
+		// its documentation does not promise that multi-dimensional
+		// real-to-complex ones keep theirs: they read a copy.
 		s.copyIn = true
 		src = 1
 	}

@@ -17,22 +17,32 @@ type SyevjInfo uintptr
 // GesvdjInfo is a gesvdjInfo_t, the parameters of the Jacobi SVD.
 type GesvdjInfo uintptr
 
-// Precision picks the S (float32) or D (float64) variant of a cuSOLVER or
-// cuBLAS routine.
+// Precision picks the S (float32), D (float64), C (complex64) or Z
+// (complex128) variant of a cuSOLVER or cuBLAS routine. The complex ones
+// are bound for the Cholesky and LU routines (potrf, potrs, getrf, getrs
+// and their workspace queries) only.
 type Precision uint8
 
 const (
-	Single Precision = iota // float: cusolverDnS..., cublasS...
-	Double                  // double: cusolverDnD..., cublasD...
+	Single        Precision = iota // float: cusolverDnS..., cublasS...
+	Double                         // double: cusolverDnD..., cublasD...
+	SingleComplex                  // cuComplex: cusolverDnC...
+	DoubleComplex                  // cuDoubleComplex: cusolverDnZ...
 )
 
 func (p Precision) String() string {
-	if p == Double {
+	switch p {
+	case Double:
 		return "D"
+	case SingleComplex:
+		return "C"
+	case DoubleComplex:
+		return "Z"
 	}
 	return "S"
 }
 
+// valid reports whether p is a real precision (every routine has it).
 func (p Precision) valid() bool { return p <= Double }
 
 // Fill is a cublasFillMode_t: the triangle of a symmetric or triangular
@@ -48,8 +58,9 @@ const (
 type Op int32
 
 const (
-	NoTrans Op = 0 // CUBLAS_OP_N
-	Trans   Op = 1 // CUBLAS_OP_T
+	NoTrans   Op = 0 // CUBLAS_OP_N
+	Trans     Op = 1 // CUBLAS_OP_T
+	ConjTrans Op = 2 // CUBLAS_OP_C
 )
 
 // EigMode is a cusolverEigMode_t: whether eigen- (or singular) vectors are
@@ -75,12 +86,12 @@ type CUSOLVER struct {
 	sc   wideCaller
 	hot  struct {
 		setStream     uintptr
-		potrf         [2]uintptr
-		potrs         [2]uintptr
+		potrf         [4]uintptr
+		potrs         [4]uintptr
 		potrfBatched  [2]uintptr
 		potrsBatched  [2]uintptr
-		getrf         [2]uintptr
-		getrs         [2]uintptr
+		getrf         [4]uintptr
+		getrs         [4]uintptr
 		geqrf         [2]uintptr
 		orgqr         [2]uintptr
 		syevd         [2]uintptr
@@ -89,8 +100,8 @@ type CUSOLVER struct {
 		gesvdjBatched [2]uintptr
 	}
 	bs struct {
-		potrf         [2]func(h SolverHandle, uplo Fill, n int32, A DevicePtr, lda int32, lwork *int32) SolverStatus
-		getrf         [2]func(h SolverHandle, m, n int32, A DevicePtr, lda int32, lwork *int32) SolverStatus
+		potrf         [4]func(h SolverHandle, uplo Fill, n int32, A DevicePtr, lda int32, lwork *int32) SolverStatus
+		getrf         [4]func(h SolverHandle, m, n int32, A DevicePtr, lda int32, lwork *int32) SolverStatus
 		geqrf         [2]func(h SolverHandle, m, n int32, A DevicePtr, lda int32, lwork *int32) SolverStatus
 		orgqr         [2]func(h SolverHandle, m, n, k int32, A DevicePtr, lda int32, tau DevicePtr, lwork *int32) SolverStatus
 		syevd         [2]func(h SolverHandle, jobz EigMode, uplo Fill, n int32, A DevicePtr, lda int32, W DevicePtr, lwork *int32) SolverStatus
@@ -143,23 +154,28 @@ func (s *CUSOLVER) symbols() []symbol {
 		{"cusolverDnCreateGesvdjInfo", &s.cusolverDnCreateGesvdjInfo},
 		{"cusolverDnDestroyGesvdjInfo", &s.cusolverDnDestroyGesvdjInfo},
 	}
-	for p := Single; p <= Double; p++ {
+	for p := Single; p <= DoubleComplex; p++ {
 		x := "cusolverDn" + p.String()
 		syms = append(syms,
 			symbol{x + "potrf", addrOf{&s.hot.potrf[p]}},
 			symbol{x + "potrs", addrOf{&s.hot.potrs[p]}},
-			symbol{x + "potrfBatched", addrOf{&s.hot.potrfBatched[p]}},
-			symbol{x + "potrsBatched", addrOf{&s.hot.potrsBatched[p]}},
 			symbol{x + "getrf", addrOf{&s.hot.getrf[p]}},
 			symbol{x + "getrs", addrOf{&s.hot.getrs[p]}},
+			symbol{x + "potrf_bufferSize", &s.bs.potrf[p]},
+			symbol{x + "getrf_bufferSize", &s.bs.getrf[p]},
+		)
+		if !p.valid() {
+			continue
+		}
+		syms = append(syms,
+			symbol{x + "potrfBatched", addrOf{&s.hot.potrfBatched[p]}},
+			symbol{x + "potrsBatched", addrOf{&s.hot.potrsBatched[p]}},
 			symbol{x + "geqrf", addrOf{&s.hot.geqrf[p]}},
 			symbol{x + "orgqr", addrOf{&s.hot.orgqr[p]}},
 			symbol{x + "syevd", addrOf{&s.hot.syevd[p]}},
 			symbol{x + "gesvd", addrOf{&s.hot.gesvd[p]}},
 			symbol{x + "syevjBatched", addrOf{&s.hot.syevjBatched[p]}},
 			symbol{x + "gesvdjBatched", addrOf{&s.hot.gesvdjBatched[p]}},
-			symbol{x + "potrf_bufferSize", &s.bs.potrf[p]},
-			symbol{x + "getrf_bufferSize", &s.bs.getrf[p]},
 			symbol{x + "geqrf_bufferSize", &s.bs.geqrf[p]},
 			symbol{x + "orgqr_bufferSize", &s.bs.orgqr[p]},
 			symbol{x + "syevd_bufferSize", &s.bs.syevd[p]},
@@ -239,6 +255,14 @@ func (s *CUSOLVER) prec(fn string, p Precision) error {
 	return nil
 }
 
+// precC admits the complex precisions too (the Cholesky and LU routines).
+func (s *CUSOLVER) precC(fn string, p Precision) error {
+	if p > DoubleComplex {
+		return errPrecision(fn, p)
+	}
+	return nil
+}
+
 // lwork returns a workspace query's result in elements.
 func lwork(fn string, p Precision, st SolverStatus, n int32) (int, error) {
 	if err := st.err(); err != nil {
@@ -257,7 +281,7 @@ func lwork(fn string, p Precision, st SolverStatus, n int32) (int, error) {
 func (s *CUSOLVER) PotrfBufferSize(h SolverHandle, p Precision, uplo Fill, n int, A DevicePtr, lda int) (int, error) {
 	v, err := cints("PotrfBufferSize", n, lda)
 	if err == nil {
-		err = s.prec("PotrfBufferSize", p)
+		err = s.precC("PotrfBufferSize", p)
 	}
 	if err != nil {
 		return 0, err
@@ -266,13 +290,13 @@ func (s *CUSOLVER) PotrfBufferSize(h SolverHandle, p Precision, uplo Fill, n int
 	return lwork("potrf", p, s.bs.potrf[p](h, uplo, v[0], A, v[1], &lw), lw)
 }
 
-// Potrf factors the symmetric positive definite n×n matrix A in place as
-// L·Lᵀ (uplo Lower) or Uᵀ·U (Upper); *info > 0 is the order of the first
+// Potrf factors the symmetric (Hermitian) positive definite n×n matrix A
+// in place as L·Lᵀ (L·Lᴴ) (uplo Lower) or Uᵀ·U (Uᴴ·U) (Upper); *info > 0 is the order of the first
 // minor that is not positive definite: cusolverDn[SD]potrf.
 func (s *CUSOLVER) Potrf(h SolverHandle, p Precision, uplo Fill, n int, A DevicePtr, lda int, work DevicePtr, lwork int, info DevicePtr) error {
 	v, err := cints("Potrf", n, lda, lwork)
 	if err == nil {
-		err = s.prec("Potrf", p)
+		err = s.precC("Potrf", p)
 	}
 	if err != nil {
 		return err
@@ -285,7 +309,7 @@ func (s *CUSOLVER) Potrf(h SolverHandle, p Precision, uplo Fill, n int, A Device
 func (s *CUSOLVER) Potrs(h SolverHandle, p Precision, uplo Fill, n, nrhs int, A DevicePtr, lda int, B DevicePtr, ldb int, info DevicePtr) error {
 	v, err := cints("Potrs", n, nrhs, lda, ldb)
 	if err == nil {
-		err = s.prec("Potrs", p)
+		err = s.precC("Potrs", p)
 	}
 	if err != nil {
 		return err
@@ -327,7 +351,7 @@ func (s *CUSOLVER) PotrsBatched(h SolverHandle, p Precision, uplo Fill, n, nrhs 
 func (s *CUSOLVER) GetrfBufferSize(h SolverHandle, p Precision, m, n int, A DevicePtr, lda int) (int, error) {
 	v, err := cints("GetrfBufferSize", m, n, lda)
 	if err == nil {
-		err = s.prec("GetrfBufferSize", p)
+		err = s.precC("GetrfBufferSize", p)
 	}
 	if err != nil {
 		return 0, err
@@ -342,7 +366,7 @@ func (s *CUSOLVER) GetrfBufferSize(h SolverHandle, p Precision, m, n int, A Devi
 func (s *CUSOLVER) Getrf(h SolverHandle, p Precision, m, n int, A DevicePtr, lda int, work, ipiv, info DevicePtr) error {
 	v, err := cints("Getrf", m, n, lda)
 	if err == nil {
-		err = s.prec("Getrf", p)
+		err = s.precC("Getrf", p)
 	}
 	if err != nil {
 		return err
@@ -350,12 +374,13 @@ func (s *CUSOLVER) Getrf(h SolverHandle, p Precision, m, n int, A DevicePtr, lda
 	return s.call(s.hot.getrf[p], uintptr(h), uintptr(v[0]), uintptr(v[1]), uintptr(A), uintptr(v[2]), uintptr(work), uintptr(ipiv), uintptr(info))
 }
 
-// Getrs solves op(A)·X = B in place with A factored by Getrf:
+// Getrs solves op(A)·X = B in place with A factored by Getrf (op: A, Aᵀ,
+// or, ConjTrans, Aᴴ):
 // cusolverDn[SD]getrs.
 func (s *CUSOLVER) Getrs(h SolverHandle, p Precision, trans Op, n, nrhs int, A DevicePtr, lda int, ipiv, B DevicePtr, ldb int, info DevicePtr) error {
 	v, err := cints("Getrs", n, nrhs, lda, ldb)
 	if err == nil {
-		err = s.prec("Getrs", p)
+		err = s.precC("Getrs", p)
 	}
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -694,4 +695,142 @@ func TestLoadMissingSymbolLibs(t *testing.T) {
 			t.Errorf("%s candidates %v", c.spec.what, cands)
 		}
 	}
+}
+
+// cmat is a column-major complex matrix for the checks.
+type cmat struct {
+	r, c int
+	v    []complex128
+}
+
+func (m cmat) at(i, j int) complex128 { return m.v[i+j*m.r] }
+
+func randCMat(r *rand.Rand, rows, cols int) cmat {
+	m := cmat{rows, cols, make([]complex128, rows*cols)}
+	for i := range m.v {
+		m.v[i] = complex(r.Float64()*2-1, r.Float64()*2-1)
+	}
+	return m
+}
+
+// cmul is op(a)·b by the definition (op 0: a, 1: aᵀ, 2: aᴴ).
+func cmul(a cmat, op int, b cmat) cmat {
+	ar, ac := a.r, a.c
+	get := a.at
+	switch op {
+	case 1:
+		ar, ac = a.c, a.r
+		get = func(i, j int) complex128 { return a.at(j, i) }
+	case 2:
+		ar, ac = a.c, a.r
+		get = func(i, j int) complex128 { return cmplx.Conj(a.at(j, i)) }
+	}
+	out := cmat{ar, b.c, make([]complex128, ar*b.c)}
+	for j := 0; j < b.c; j++ {
+		for i := 0; i < ar; i++ {
+			var s complex128
+			for k := 0; k < ac; k++ {
+				s += get(i, k) * b.at(k, j)
+			}
+			out.v[i+j*ar] = s
+		}
+	}
+	return out
+}
+
+func (se *solverEnv) putC(t *testing.T, p Precision, v []complex128) DevicePtr {
+	t.Helper()
+	if p == DoubleComplex {
+		return upload(t, se.d, v)
+	}
+	f := make([]complex64, len(v))
+	for i, x := range v {
+		f[i] = complex64(x)
+	}
+	return upload(t, se.d, f)
+}
+
+func (se *solverEnv) getC(t *testing.T, p Precision, ptr DevicePtr, n int) []complex128 {
+	t.Helper()
+	must(t, se.d.CtxSynchronize())
+	out := make([]complex128, n)
+	if p == DoubleComplex {
+		download(t, se.d, out, ptr)
+		return out
+	}
+	f := make([]complex64, n)
+	download(t, se.d, f, ptr)
+	for i, x := range f {
+		out[i] = complex128(x)
+	}
+	return out
+}
+
+// TestComplexCholeskyLU: the C and Z Potrf/Potrs (Hermitian positive
+// definite, both triangles) and Getrf/Getrs (all three operations), by
+// reconstruction; a Hermitian matrix that is not positive definite.
+func TestComplexCholeskyLU(t *testing.T) {
+	se := setupSolver(t)
+	s, h := se.s, se.h
+	r := rand.New(rand.NewPCG(21, 22))
+	info := upload(t, se.d, make([]int32, 1))
+	for _, p := range []Precision{SingleComplex, DoubleComplex} {
+		tol := 1e-10
+		if p == SingleComplex {
+			tol = 2e-4
+		}
+		work := func(n int) DevicePtr { return upload(t, se.d, make([]complex128, max(n, 1))) }
+		const n, nrhs = 5, 2
+		// A = B·Bᴴ + n·I is Hermitian positive definite.
+		B0 := randCMat(r, n, n)
+		A := cmul(B0, 0, cmat{n, n, cmul(B0, 2, eyeC(n)).v})
+		for i := 0; i < n; i++ {
+			A.v[i+i*n] += n
+		}
+		for _, uplo := range []Fill{Lower, Upper} {
+			rhs := randCMat(r, n, nrhs)
+			dA, dB := se.putC(t, p, A.v), se.putC(t, p, rhs.v)
+			lw, err := s.PotrfBufferSize(h, p, uplo, n, dA, n)
+			must(t, err)
+			must(t, s.Potrf(h, p, uplo, n, dA, n, work(lw), lw, info))
+			if in := se.info(t, info, 1); in[0] != 0 {
+				t.Fatalf("%vpotrf info %d", p, in[0])
+			}
+			must(t, s.Potrs(h, p, uplo, n, nrhs, dA, n, dB, n, info))
+			X := cmat{n, nrhs, se.getC(t, p, dB, n*nrhs)}
+			checkComplex(t, fmt.Sprintf("%vpotrs uplo=%d: A·X", p, uplo), cmul(A, 0, X).v, rhs.v, 10*tol)
+		}
+		// [[1 2i] [-2i 1]] is Hermitian with determinant 1 - 4 = -3 (by
+		// hand): not positive definite at order 2.
+		dA := se.putC(t, p, []complex128{1, -2i, 2i, 1})
+		must(t, s.Potrf(h, p, Lower, 2, dA, 2, work(64), 64, info))
+		if in := se.info(t, info, 1); in[0] != 2 {
+			t.Errorf("%vpotrf of an indefinite matrix: info %d, want 2", p, in[0])
+		}
+
+		G := randCMat(r, n, n)
+		for _, op := range []Op{NoTrans, Trans, ConjTrans} {
+			rhs := randCMat(r, n, nrhs)
+			dA, dB := se.putC(t, p, G.v), se.putC(t, p, rhs.v)
+			ipiv := upload(t, se.d, make([]int32, n))
+			lw, err := s.GetrfBufferSize(h, p, n, n, dA, n)
+			must(t, err)
+			must(t, s.Getrf(h, p, n, n, dA, n, work(lw), ipiv, info))
+			must(t, s.Getrs(h, p, op, n, nrhs, dA, n, ipiv, dB, n, info))
+			X := cmat{n, nrhs, se.getC(t, p, dB, n*nrhs)}
+			checkComplex(t, fmt.Sprintf("%vgetrs op=%d", p, op), cmul(G, int(op), X).v, rhs.v, 20*tol)
+		}
+	}
+	// The other routines have no complex variant bound.
+	if _, err := s.GeqrfBufferSize(h, DoubleComplex, 2, 2, 0, 2); err == nil {
+		t.Error("a complex geqrf was accepted")
+	}
+}
+
+func eyeC(n int) cmat {
+	m := cmat{n, n, make([]complex128, n*n)}
+	for i := 0; i < n; i++ {
+		m.v[i+i*n] = 1
+	}
+	return m
 }

@@ -12,7 +12,8 @@ var (
 		"cusolverDnDestroySyevjInfo cusolverDnCreateGesvdjInfo cusolverDnDestroyGesvdjInfo" + perPrecision("cusolverDn",
 		"potrf potrs potrfBatched potrsBatched getrf getrs geqrf orgqr syevd gesvd syevjBatched gesvdjBatched "+
 			"potrf_bufferSize getrf_bufferSize geqrf_bufferSize orgqr_bufferSize syevd_bufferSize gesvd_bufferSize "+
-			"syevjBatched_bufferSize gesvdjBatched_bufferSize")
+			"syevjBatched_bufferSize gesvdjBatched_bufferSize") + perComplex("cusolverDn",
+		"potrf potrs getrf getrs potrf_bufferSize getrf_bufferSize")
 	solveBLASExports = perPrecision("cublas", "trsm_v2 trsmBatched getrfBatched getrsBatched")
 )
 
@@ -21,6 +22,17 @@ var (
 func perPrecision(prefix, names string) string {
 	var b strings.Builder
 	for _, p := range []string{"S", "D"} {
+		for _, n := range strings.Fields(names) {
+			b.WriteString(" " + prefix + p + n)
+		}
+	}
+	return b.String()
+}
+
+// perComplex is perPrecision for C and Z.
+func perComplex(prefix, names string) string {
+	var b strings.Builder
+	for _, p := range []string{"C", "Z"} {
 		for _, n := range strings.Fields(names) {
 			b.WriteString(" " + prefix + p + n)
 		}

@@ -8,7 +8,8 @@
 // pivoting, Householder QR, cyclic Jacobi for the symmetric eigenproblem,
 // one-sided Jacobi for the SVD) and converts back. Only the symbols loom
 // uses are exported, with the real prototypes of cusolverDn.h and
-// cublas_api.h and their argument checks: a bad argument gives
+// cublas_api.h and their argument checks (the complex Cholesky and LU,
+// C and Z, in double complex): a bad argument gives
 // CUSOLVER_STATUS_INVALID_VALUE and, where cuSOLVER writes one, info = -i
 // for argument i (counting the handle as 1); numerical failures give
 // LAPACK's info > 0 (the order of the minor that is not positive
@@ -16,6 +17,7 @@
 // over (as the real library may) and must hold the lwork elements that
 // its _bufferSize reported. gesvd supports jobu and jobvt 'A', 'S' and
 // 'N' ('O' gives CUSOLVER_STATUS_NOT_SUPPORTED).
+#include <complex.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -1103,6 +1105,279 @@ static int jobok(signed char j) { return j == 'A' || j == 'S' || j == 'N' || j =
 
 GESVD(S, float, 0)
 GESVD(D, double, 1)
+
+// ---- the complex Cholesky and LU (C: cuComplex, Z: cuDoubleComplex)
+
+typedef double complex zc;
+typedef struct {
+	float x, y;
+} cuComplex;
+typedef struct {
+	double x, y;
+} cuDoubleComplex;
+
+static zc *zload(int dbl, const void *p, int rows, int cols, int ld) {
+	zc *a = malloc(sizeof *a * (size_t)(rows > 0 ? rows : 1) * (size_t)(cols > 0 ? cols : 1));
+	if (!a)
+		abort();
+	for (int j = 0; j < cols; j++)
+		for (int i = 0; i < rows; i++) {
+			long long o = (long long)i + (long long)j * ld;
+			AT(a, rows, i, j) = dbl ? ((const cuDoubleComplex *)p)[o].x + I * ((const cuDoubleComplex *)p)[o].y
+			                        : ((const cuComplex *)p)[o].x + I * ((const cuComplex *)p)[o].y;
+		}
+	return a;
+}
+
+static void zstore(int dbl, void *p, const zc *a, int rows, int cols, int ld) {
+	for (int j = 0; j < cols; j++)
+		for (int i = 0; i < rows; i++) {
+			long long o = (long long)i + (long long)j * ld;
+			zc v = AT(a, rows, i, j);
+			if (dbl) {
+				((cuDoubleComplex *)p)[o].x = creal(v);
+				((cuDoubleComplex *)p)[o].y = cimag(v);
+			} else {
+				((cuComplex *)p)[o].x = (float)creal(v);
+				((cuComplex *)p)[o].y = (float)cimag(v);
+			}
+		}
+}
+
+// zpotrf: A = L·Lᴴ (lower) or Uᴴ·U (upper) of the Hermitian n×n a (the
+// triangle read; the diagonal's imaginary parts ignored), the other
+// triangle untouched; LAPACK's info.
+static int zpotrf(zc *a, int n, int lower) {
+	for (int j = 0; j < n; j++) {
+		double d = creal(AT(a, n, j, j));
+		for (int k = 0; k < j; k++) {
+			zc l = lower ? AT(a, n, j, k) : AT(a, n, k, j);
+			d -= creal(l * conj(l));
+		}
+		if (!(d > 0))
+			return j + 1;
+		d = sqrt(d);
+		AT(a, n, j, j) = d;
+		for (int i = j + 1; i < n; i++) {
+			if (lower) {
+				zc s = AT(a, n, i, j);
+				for (int k = 0; k < j; k++)
+					s -= AT(a, n, i, k) * conj(AT(a, n, j, k));
+				AT(a, n, i, j) = s / d;
+			} else {
+				zc s = AT(a, n, j, i);
+				for (int k = 0; k < j; k++)
+					s -= conj(AT(a, n, k, j)) * AT(a, n, k, i);
+				AT(a, n, j, i) = s / d;
+			}
+		}
+	}
+	return 0;
+}
+
+// ztrsv solves op(T)·x = x in place (op 0: T, 1: Tᵀ, 2: Tᴴ), T the n×n
+// triangle lower or upper of t (leading dimension ld).
+static void ztrsv(const zc *t, int ld, int n, int lower, int op, int unit, zc *x) {
+	int low = lower ^ (op != 0);
+#define ZOPT(i, j) (op == 0 ? AT(t, ld, i, j) : op == 1 ? AT(t, ld, j, i) : conj(AT(t, ld, j, i)))
+	if (low) {
+		for (int i = 0; i < n; i++) {
+			zc s = x[i];
+			for (int k = 0; k < i; k++)
+				s -= ZOPT(i, k) * x[k];
+			x[i] = unit ? s : s / ZOPT(i, i);
+		}
+	} else {
+		for (int i = n - 1; i >= 0; i--) {
+			zc s = x[i];
+			for (int k = i + 1; k < n; k++)
+				s -= ZOPT(i, k) * x[k];
+			x[i] = unit ? s : s / ZOPT(i, i);
+		}
+	}
+#undef ZOPT
+}
+
+// zgetrf: LU with partial pivoting (largest modulus), as getrf.
+static int zgetrf(zc *a, int m, int n, int *ipiv) {
+	int info = 0, k = m < n ? m : n;
+	for (int j = 0; j < k; j++) {
+		int p = j;
+		if (ipiv) {
+			for (int i = j + 1; i < m; i++)
+				if (cabs(AT(a, m, i, j)) > cabs(AT(a, m, p, j)))
+					p = i;
+			ipiv[j] = p + 1;
+			if (p != j)
+				for (int c = 0; c < n; c++) {
+					zc t = AT(a, m, j, c);
+					AT(a, m, j, c) = AT(a, m, p, c);
+					AT(a, m, p, c) = t;
+				}
+		}
+		zc d = AT(a, m, j, j);
+		if (d == 0) {
+			if (!info)
+				info = j + 1;
+			continue;
+		}
+		for (int i = j + 1; i < m; i++)
+			AT(a, m, i, j) /= d;
+		for (int c = j + 1; c < n; c++)
+			for (int i = j + 1; i < m; i++)
+				AT(a, m, i, c) -= AT(a, m, i, j) * AT(a, m, j, c);
+	}
+	return info;
+}
+
+static void zgetrs(const zc *a, int n, const int *ipiv, int op, zc *b, int nrhs) {
+	for (int c = 0; c < nrhs; c++) {
+		zc *x = b + (long long)c * n;
+		if (op == 0) {
+			if (ipiv)
+				for (int i = 0; i < n; i++) {
+					int p = ipiv[i] - 1;
+					zc t = x[i];
+					x[i] = x[p];
+					x[p] = t;
+				}
+			ztrsv(a, n, n, 1, 0, 1, x);
+			ztrsv(a, n, n, 0, 0, 0, x);
+		} else {
+			ztrsv(a, n, n, 0, op, 0, x);
+			ztrsv(a, n, n, 1, op, 1, x);
+			if (ipiv)
+				for (int i = n - 1; i >= 0; i--) {
+					int p = ipiv[i] - 1;
+					zc t = x[i];
+					x[i] = x[p];
+					x[p] = t;
+				}
+		}
+	}
+}
+
+#define ZLU(P, T, DBL)                                                                                             \
+	API cusolverStatus_t cusolverDn##P##potrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,  \
+	                                                     T *A, int lda, int *Lwork) {                              \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if ((uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER) || n < 0 || lda < max1(n) ||  \
+		    !Lwork)                                                                                            \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		(void)A;                                                                                               \
+		*Lwork = ws_potrf(n);                                                                                  \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}                                                                                                              \
+	API cusolverStatus_t cusolverDn##P##potrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, T *A,       \
+	                                          int lda, T *Workspace, int Lwork, int *devInfo) {                    \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER)                                  \
+			return bad(devInfo, 2);                                                                        \
+		if (n < 0)                                                                                             \
+			return bad(devInfo, 3);                                                                        \
+		if (lda < max1(n))                                                                                     \
+			return bad(devInfo, 5);                                                                        \
+		if (Lwork < ws_potrf(n) || !Workspace)                                                                 \
+			return bad(devInfo, 7);                                                                        \
+		if (!devInfo || (n > 0 && !A))                                                                         \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		poison(Workspace, 2 * (long long)Lwork, DBL);                                                          \
+		zc *a = zload(DBL, A, n, n, lda);                                                                      \
+		*devInfo = zpotrf(a, n, uplo == CUBLAS_FILL_MODE_LOWER);                                               \
+		zstore(DBL, A, a, n, n, lda);                                                                          \
+		free(a);                                                                                               \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}                                                                                                              \
+	API cusolverStatus_t cusolverDn##P##potrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs,   \
+	                                          const T *A, int lda, T *B, int ldb, int *devInfo) {                  \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER)                                  \
+			return bad(devInfo, 2);                                                                        \
+		if (n < 0)                                                                                             \
+			return bad(devInfo, 3);                                                                        \
+		if (nrhs < 0)                                                                                          \
+			return bad(devInfo, 4);                                                                        \
+		if (lda < max1(n))                                                                                     \
+			return bad(devInfo, 6);                                                                        \
+		if (ldb < max1(n))                                                                                     \
+			return bad(devInfo, 8);                                                                        \
+		if (!devInfo)                                                                                          \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		int lower = uplo == CUBLAS_FILL_MODE_LOWER;                                                            \
+		zc *a = zload(DBL, A, n, n, lda), *b = zload(DBL, B, n, nrhs, ldb);                                    \
+		for (int c = 0; c < nrhs; c++) {                                                                       \
+			/* lower: L·Lᴴ·x = b; upper: Uᴴ·U·x = b */                                                   \
+			ztrsv(a, n, n, lower, lower ? 0 : 2, 0, b + (long long)c * n);                                 \
+			ztrsv(a, n, n, lower, lower ? 2 : 0, 0, b + (long long)c * n);                                 \
+		}                                                                                                      \
+		zstore(DBL, B, b, n, nrhs, ldb);                                                                       \
+		free(a);                                                                                               \
+		free(b);                                                                                               \
+		*devInfo = 0;                                                                                          \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}                                                                                                              \
+	API cusolverStatus_t cusolverDn##P##getrf_bufferSize(cusolverDnHandle_t handle, int m, int n, T *A, int lda,   \
+	                                                     int *Lwork) {                                             \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if (m < 0 || n < 0 || lda < max1(m) || !Lwork)                                                         \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		(void)A;                                                                                               \
+		*Lwork = ws_getrf(m, n);                                                                               \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}                                                                                                              \
+	API cusolverStatus_t cusolverDn##P##getrf(cusolverDnHandle_t handle, int m, int n, T *A, int lda,              \
+	                                          T *Workspace, int *devIpiv, int *devInfo) {                          \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if (m < 0)                                                                                             \
+			return bad(devInfo, 2);                                                                        \
+		if (n < 0)                                                                                             \
+			return bad(devInfo, 3);                                                                        \
+		if (lda < max1(m))                                                                                     \
+			return bad(devInfo, 5);                                                                        \
+		if (!Workspace)                                                                                        \
+			return bad(devInfo, 6);                                                                        \
+		if (!devInfo)                                                                                          \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		poison(Workspace, 2 * (long long)ws_getrf(m, n), DBL);                                                 \
+		zc *a = zload(DBL, A, m, n, lda);                                                                      \
+		*devInfo = zgetrf(a, m, n, devIpiv);                                                                   \
+		zstore(DBL, A, a, m, n, lda);                                                                          \
+		free(a);                                                                                               \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}                                                                                                              \
+	API cusolverStatus_t cusolverDn##P##getrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, \
+	                                          const T *A, int lda, const int *devIpiv, T *B, int ldb,              \
+	                                          int *devInfo) {                                                      \
+		if (!valid(handle))                                                                                    \
+			return CUSOLVER_STATUS_NOT_INITIALIZED;                                                        \
+		if (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C)                              \
+			return bad(devInfo, 2);                                                                        \
+		if (n < 0)                                                                                             \
+			return bad(devInfo, 3);                                                                        \
+		if (nrhs < 0)                                                                                          \
+			return bad(devInfo, 4);                                                                        \
+		if (lda < max1(n))                                                                                     \
+			return bad(devInfo, 6);                                                                        \
+		if (ldb < max1(n))                                                                                     \
+			return bad(devInfo, 9);                                                                        \
+		if (!devInfo)                                                                                          \
+			return CUSOLVER_STATUS_INVALID_VALUE;                                                          \
+		zc *a = zload(DBL, A, n, n, lda), *b = zload(DBL, B, n, nrhs, ldb);                                    \
+		zgetrs(a, n, devIpiv, (int)trans, b, nrhs);                                                            \
+		zstore(DBL, B, b, n, nrhs, ldb);                                                                       \
+		free(a);                                                                                               \
+		free(b);                                                                                               \
+		*devInfo = 0;                                                                                          \
+		return CUSOLVER_STATUS_SUCCESS;                                                                        \
+	}
+
+ZLU(C, cuComplex, 0)
+ZLU(Z, cuDoubleComplex, 1)
 
 #else // LOOM_FAKE_CUBLAS_PART: the cuBLAS routines, in libcublas
 
