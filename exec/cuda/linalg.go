@@ -66,9 +66,12 @@ type linalgStep struct {
 	gparams cu.GesvdjInfo
 	hasPar  bool
 	// errors: the info words are errors (0: none, 1: not positive
-	// definite, 2: singular).
+	// definite, 2: singular, 3: NaN or Inf where an iteration cannot
+	// converge).
 	errKind int
 	infoN   int
+	kFinite *kern        // Eigh, SVD, LstSq: NaN or Inf in the operand
+	jinfo   cu.DevicePtr // the Jacobi solvers' info words (not errors)
 }
 
 // batchedMax is the largest matrix order that takes the batched
@@ -154,6 +157,20 @@ func newLinalgStep(b *Backend, nd *graph.Node) (*linalgStep, error) {
 		s.batched = n <= batchedMax && s.nb >= 2
 	case ops.OpEigh:
 		s.jacobi = n <= batchedMax && s.nb >= 2
+	}
+	// The iterative ops fail on NaN or Inf as on the CPU: the matrix's
+	// read part (Eigh's lower triangle) is checked first.
+	switch s.op {
+	case ops.OpEigh:
+		s.errKind = 3
+		s.kFinite = s.ks.add(newKern("la_finite", "const "+T+"* __restrict__ a, const long long* __restrict__ off, int* __restrict__ info",
+			"\t\tint bad = 0;\n\t\tfor (long long i = 0; i < "+c(n)+" && !bad; i++)\n\t\t\tfor (long long j = 0; j <= i; j++)\n"+
+				"\t\t\t\tif (!isfinite((double)a[off[t] + i * "+c(n)+" + j])) { bad = 1; break; }\n\t\tinfo[t] = bad;\n", int64(s.nb)))
+	case ops.OpSVD, ops.OpLstSq:
+		s.errKind = 3
+		s.kFinite = s.ks.add(newKern("la_finite", "const "+T+"* __restrict__ a, const long long* __restrict__ off, int* __restrict__ info",
+			"\t\tint bad = 0;\n\t\tfor (long long i = 0; i < "+c(m*n)+"; i++)\n"+
+				"\t\t\tif (!isfinite((double)a[off[t] + i])) { bad = 1; break; }\n\t\tinfo[t] = bad;\n", int64(s.nb)))
 	}
 	switch s.op {
 	case ops.OpCholesky:
@@ -322,6 +339,7 @@ func (s *linalgStep) setup(e *executable, mod cu.Module) error {
 	s.infoN = s.nb
 	alloc(&s.info, 4*nb)
 	alloc(&s.dummy, 4)
+	alloc(&s.jinfo, 4*nb)
 	lw := 0
 	q := func(v int, qerr error) {
 		if qerr != nil && err == nil {
@@ -451,6 +469,11 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 			return err
 		}
 	}
+	if s.kFinite != nil {
+		if err := s.kFinite.launch(e, in(0), s.dOffA, s.info); err != nil {
+			return err
+		}
+	}
 	var err error
 	keep := func(e error) {
 		if err == nil && e != nil {
@@ -568,7 +591,7 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 		}
 		keep(d.MemcpyDtoDAsync(s.wA, in(0), int64(s.nb*n*n)*es, e.stream))
 		if s.jacobi && err == nil {
-			keep(sv.SyevjBatched(h, p, cu.Vectors, cu.Upper, n, s.wA, n, s.ev, s.work, s.lwork, s.info, s.sparams, s.nb))
+			keep(sv.SyevjBatched(h, p, cu.Vectors, cu.Upper, n, s.wA, n, s.ev, s.work, s.lwork, s.jinfo, s.sparams, s.nb))
 		}
 		for b := 0; b < s.nb && err == nil && !s.jacobi; b++ {
 			keep(sv.Syevd(h, p, cu.Vectors, cu.Upper, n, mat(s.wA, b, n*n), n, mat(s.ev, b, n), s.work, s.lwork, s.dummy))
@@ -582,7 +605,7 @@ func (s *linalgStep) enqueue(e *executable, i int) error {
 		keep(s.kA.launch(e, in(0), s.dOffA, s.wA))
 		rows := s.rows
 		if s.jacobi && err == nil {
-			keep(sv.GesvdjBatched(h, p, cu.Vectors, rows, k, s.wA, rows, s.sv, s.gU, rows, s.gVT, k, s.work, s.lwork, s.info, s.gparams, s.nb))
+			keep(sv.GesvdjBatched(h, p, cu.Vectors, rows, k, s.wA, rows, s.sv, s.gU, rows, s.gVT, k, s.work, s.lwork, s.jinfo, s.gparams, s.nb))
 		}
 		for b := 0; b < s.nb && err == nil && !s.jacobi; b++ {
 			keep(sv.Gesvd(h, p, 'S', 'S', rows, k, mat(s.wA, b, m*n), rows, mat(s.sv, b, k), mat(s.gU, b, rows*k), rows,
@@ -617,10 +640,13 @@ func (s *linalgStep) check() error {
 			continue
 		}
 		var err error
-		if s.errKind == 1 {
+		switch s.errKind {
+		case 1:
 			err = opdef.NotPositiveDefiniteError(s.op.String(), b, int(v)-1)
-		} else {
+		case 2:
 			err = opdef.SingularError(s.op.String(), b, int(v)-1)
+		default: // the words of the CPU's and the reference's error
+			err = fmt.Errorf("%s: the iteration did not converge for matrix %d of the batch (does it hold NaN or Inf?)", s.op, b)
 		}
 		return fmt.Errorf("%w (built at %s)", err, s.node.Site())
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -231,6 +232,42 @@ func TestLinalgErrors(t *testing.T) {
 					t.Errorf("a good input after a bad one: %v", err)
 				}
 			})
+		}
+	}
+}
+
+// TestLinalgNonFinite: Eigh (its lower triangle), SVD and LstSq fail the
+// run on NaN or Inf, with the words of the CPU backend; NaN above Eigh's
+// diagonal is not read.
+func TestLinalgNonFinite(t *testing.T) {
+	b := open(t)
+	defer b.Close()
+	nan := math.NaN()
+	for _, c := range []struct {
+		name  string
+		a     []float64 // two 2×2 matrices
+		build func(a, r *graph.Node) *graph.Node
+		fails bool
+	}{
+		{"Eigh", []float64{1, 0, 0, 1, 1, 0, nan, 1}, func(a, _ *graph.Node) *graph.Node { return ops.Apply(ops.OpEigh, nil, a) }, true},
+		{"Eigh", []float64{1, 0, 0, 1, 1, nan, 0, 1}, func(a, _ *graph.Node) *graph.Node { return ops.Apply(ops.OpEigh, nil, a) }, false},
+		{"SVD", []float64{1, 0, 0, 1, 1, math.Inf(1), 0, 1}, func(a, _ *graph.Node) *graph.Node { return ops.Apply(ops.OpSVD, nil, a) }, true},
+		{"LstSq", []float64{1, 0, 0, 1, nan, 0, 0, 1}, func(a, r *graph.Node) *graph.Node { return ops.LstSq(a, r) }, true},
+	} {
+		g := graph.New()
+		a := g.Input("a", tensor.Float64, 2, 2, 2)
+		r := g.Input("r", tensor.Float64, 2, 2, 1)
+		p, err := exec.Compile(b, []*graph.Node{c.build(a, r)}, exec.IgnoreUnusedFeeds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Run(context.Background(), exec.Feeds{a: exectest.Tensor(tensor.Float64, c.a, 2, 2, 2), r: exectest.Tensor(tensor.Float64, []float64{1, 2, 3, 4}, 2, 2, 1)})
+		p.Close()
+		switch {
+		case !c.fails && err != nil:
+			t.Errorf("%s %v: %v", c.name, c.a, err)
+		case c.fails && (err == nil || !strings.Contains(err.Error(), c.name+": the iteration did not converge for matrix 1 of the batch") || !strings.Contains(err.Error(), "linalg_test.go")):
+			t.Errorf("%s %v: error %v, want one naming the op, matrix 1 and the call site", c.name, c.a, err)
 		}
 	}
 }
