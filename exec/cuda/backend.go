@@ -196,6 +196,7 @@ type Backend struct {
 	blas   cu.Handle
 	alloc  *allocator
 	mods   *moduleSet
+	ext    libExt // cuFFT and cuSOLVER, loaded at the first program that needs them (linalg_lib.go)
 
 	mu     sync.RWMutex // held for reading by every call into the device, for writing by Close
 	closed bool
@@ -376,6 +377,7 @@ func (b *Backend) Close() error {
 	b.w.do(func() error {
 		errs.keep(b.mods.unloadAll(b.lib.drv))
 		errs.keep(b.alloc.releaseAll())
+		errs.keep(b.ext.close())
 		errs.keep(b.lib.blas.Destroy(b.blas))
 		errs.keep(b.lib.drv.PrimaryCtxRelease(b.info.dev))
 		return nil

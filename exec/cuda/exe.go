@@ -37,7 +37,8 @@ type launch struct {
 type stepExec struct {
 	launches []*launch
 	mm       *mmPlan
-	copy     bool // a device-to-device copy of In[0]
+	lib      libStep // cuSOLVER and cuFFT steps (linalg.go, fft.go)
+	copy     bool    // a device-to-device copy of In[0]
 	name     string
 	// check, when set, is the kernel's index check; its status words are
 	// at status in the program's status buffer.
@@ -127,6 +128,19 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		case cudagen.GEMM:
 			st.mm = newMMPlan(n)
 			e.hasMM = true
+			continue
+		case cudagen.Solver, cudagen.FFT:
+			ls, err := b.newLibStep(n, lib)
+			if err != nil {
+				return nil, fmt.Errorf("cuda: %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
+			}
+			st.lib = ls
+			for _, f := range ls.funcs() {
+				if !seen[f.Name] {
+					seen[f.Name] = true
+					funcs = append(funcs, f)
+				}
+			}
 			continue
 		default:
 			return nil, fmt.Errorf("cuda: %s %s (built at %s): no call of %v", n.Op(), n.Type(), n.Site(), lib)
@@ -219,8 +233,10 @@ func (e *executable) paramBlocks() error {
 // setup runs on the device goroutine: module, functions, memory, stream.
 func (e *executable) setup(im *image, scratch int64) error {
 	b, d, p := e.be, e.be.lib.drv, e.plan
+	var mod cu.Module
 	if im != nil {
-		mod, err := b.mods.load(d, im)
+		var err error
+		mod, err = b.mods.load(d, im)
 		if err != nil {
 			return err
 		}
@@ -301,6 +317,13 @@ func (e *executable) setup(im *image, scratch int64) error {
 	e.resolveAliases()
 	if e.stream, err = d.StreamCreate(0); err != nil {
 		return fmt.Errorf("cuStreamCreate: %w", err)
+	}
+	for i := range e.steps {
+		if l := e.steps[i].lib; l != nil {
+			if err := l.setup(e, mod); err != nil {
+				return fmt.Errorf("%s (built at %s): %w", p.Steps[i].Node.Op(), p.Steps[i].Node.Site(), err)
+			}
+		}
 	}
 	return nil
 }
@@ -460,6 +483,13 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 	if err := e.checkStatus(); err != nil {
 		return err
 	}
+	for i := range e.steps {
+		if l := e.steps[i].lib; l != nil {
+			if err := l.check(); err != nil {
+				return fmt.Errorf("cuda: step %d of %d (%s): %w", i, len(e.steps), e.plan.DescribeStep(i), err)
+			}
+		}
+	}
 	for i, v := range p.Outputs {
 		n := p.Values[v].Bytes
 		copy(f.Outputs[i].Bytes(), e.pinned[e.outOff[i]:e.outOff[i]+n])
@@ -542,6 +572,8 @@ func (e *executable) enqueue(i int) error {
 			return d.MemcpyDtoDAsync(e.ptr[s.Out], e.ptr[s.In[0]], n, e.stream)
 		}
 		return nil
+	case st.lib != nil:
+		return st.lib.enqueue(e, i)
 	case st.mm != nil:
 		if err := st.mm.run(b.lib.blas, b.blas, d, e.stream, e.ptr[s.In[0]], e.ptr[s.In[1]], e.ptr[s.Out]); err != nil {
 			return fmt.Errorf("cuBLAS: %w", err)
@@ -634,6 +666,11 @@ func (e *executable) free() error {
 			errs.keep(e.be.alloc.put(p))
 		}
 		e.owned = nil
+		for i := range e.steps {
+			if l := e.steps[i].lib; l != nil {
+				errs.keep(l.free(e))
+			}
+		}
 		for _, m := range []*[]byte{&e.pinned, &e.params} {
 			if *m != nil {
 				errs.keep(d.MemFreeHost(*m))

@@ -13,9 +13,10 @@ import (
 // C[m,n] = op(A)·op(B) is the column-major product Cᵀ = op(B)ᵀ·op(A)ᵀ, and
 // a row-major matrix read column-major is its transpose, so the call is
 // gemm(transB, transA, n, m, k, B, ldb, A, lda, C, n) with the row-major
-// leading dimensions.
+// leading dimensions. Complex products are cuBLAS's Cgemm and Zgemm
+// (plain transposes: MatMul's flags never conjugate).
 type mmPlan struct {
-	f64            bool
+	dt             tensor.DType // float32, float64, complex64 or complex128
 	m, n, k        int
 	transA, transB bool
 	lda, ldb       int
@@ -32,7 +33,7 @@ func newMMPlan(n *graph.Node) *mmPlan {
 	ta, tb := opdef.MatMulFlags(n)
 	_, k := opdef.MatMulDims(n)
 	p := &mmPlan{
-		f64: n.DType() == tensor.Float64, m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb,
+		dt: n.DType(), m: out[r-2], n: out[r-1], k: k, transA: ta, transB: tb,
 		lda: max(1, as[len(as)-1]), ldb: max(1, bs[len(bs)-1]), esize: int64(n.DType().Size()),
 	}
 	ao, bo := opdef.MatMulBatchOffsets(n)
@@ -65,8 +66,13 @@ func (p *mmPlan) run(blas *cu.CUBLAS, h cu.Handle, d *cu.Driver, s cu.Stream, a,
 		return d.MemsetD8Async(c, 0, cStride*int64(nb)*p.esize, s)
 	}
 	if p.strided && nb > 1 {
-		if p.f64 {
+		switch p.dt {
+		case tensor.Float64:
 			return blas.DgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
+		case tensor.Complex64:
+			return blas.CgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
+		case tensor.Complex128:
+			return blas.ZgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
 		}
 		return blas.SgemmStridedBatched(h, p.transB, p.transA, p.n, p.m, p.k, 1, b, p.ldb, p.strideB, a, p.lda, p.strideA, 0, c, p.n, cStride, nb)
 	}
@@ -75,9 +81,14 @@ func (p *mmPlan) run(blas *cu.CUBLAS, h cu.Handle, d *cu.Driver, s cu.Stream, a,
 		bi := b + cu.DevicePtr(p.bOff[i]*p.esize)
 		ci := c + cu.DevicePtr(int64(i)*cStride*p.esize)
 		var err error
-		if p.f64 {
+		switch p.dt {
+		case tensor.Float64:
 			err = blas.Dgemm(h, p.transB, p.transA, p.n, p.m, p.k, 1, bi, p.ldb, ai, p.lda, 0, ci, p.n)
-		} else {
+		case tensor.Complex64:
+			err = blas.Cgemm(h, p.transB, p.transA, p.n, p.m, p.k, 1, bi, p.ldb, ai, p.lda, 0, ci, p.n)
+		case tensor.Complex128:
+			err = blas.Zgemm(h, p.transB, p.transA, p.n, p.m, p.k, 1, bi, p.ldb, ai, p.lda, 0, ci, p.n)
+		default:
 			err = blas.Sgemm(h, p.transB, p.transA, p.n, p.m, p.k, 1, bi, p.ldb, ai, p.lda, 0, ci, p.n)
 		}
 		if err != nil {

@@ -80,6 +80,12 @@ func elementwiseCombos(t *testing.T) []combo {
 		}
 		n := 0
 		for _, c := range cands {
+			if c.in[len(c.in)-1].IsComplex() && d.C128 == nil && d.Op != ops.OpCast {
+				// TEMPORARY (issue 16, while the complex ops land): an op
+				// whose rule admits complex before it has its reference.
+				t.Logf("%s: admits %v but has no complex reference (C128): not checked", d.Name, c.in)
+				continue
+			}
 			if _, err := d.DType(c.in, c.attr); err == nil {
 				out = append(out, c)
 				n++
@@ -109,6 +115,25 @@ func sample(dt tensor.DType, k int) *tensor.Tensor {
 	r := make([]float64, len(v))
 	for i := range v {
 		r[i] = v[(i+5*k)%len(v)]
+	}
+	if dt.IsComplex() {
+		// The real parts as for the floats, imaginary parts from the
+		// same values rotated by 3 (so that both parts take every
+		// special value, against different partners), and a row of
+		// ordinary values on both parts.
+		z := make([]complex128, len(r))
+		for i := range r {
+			im := v[(i+5*k+3)%len(v)]
+			if i < 8 {
+				im = float64(i%5) - 1.5
+			}
+			z[i] = complex(r[i], im)
+		}
+		t, err := tensor.FromComplex128s(dt, z, 2, 8)
+		if err != nil {
+			panic(err)
+		}
+		return t
 	}
 	return exectest.Tensor(dt, r, 2, 8)
 }
@@ -147,12 +172,18 @@ func variants(g *graph.Graph, c combo, feeds exec.Feeds) []variant {
 	domain := tensor.Shape{2, 8}
 	group := append(fo, opdef.FusedOp{Op: ops.OpStopGradient, Args: []int{len(fo) - 1}, DType: op.DType()})
 	out = append(out, variant{c, "fused", opdef.Fused(&opdef.FusedAttr{Domain: domain, Ops: group}, ins...), op})
-	if dt := op.DType(); dt.IsInt() || dt == tensor.Float32 || dt == tensor.Float64 {
+	if dt := op.DType(); (dt.IsInt() || dt == tensor.Float32 || dt == tensor.Float64 || dt.IsComplex()) && sumAdmits(dt) {
 		red := &opdef.FusedReduce{Op: ops.OpSum, Axes: []int{1}}
 		out = append(out, variant{c, "fused+Sum", opdef.Fused(&opdef.FusedAttr{Domain: domain, Ops: fo, Reduce: red}, ins...),
 			ops.Apply(ops.OpSum, opdef.AxesAttr{Axes: []int{1}}, op)}) // the op, which keeps small integers (ops.Sum widens them)
 	}
 	return out
+}
+
+// sumAdmits reports whether Sum's declaration takes dt.
+func sumAdmits(dt tensor.DType) bool {
+	_, err := opdef.Lookup(ops.OpSum).DType([]tensor.DType{dt}, opdef.AxesAttr{Axes: []int{1}})
+	return err == nil
 }
 
 // TestElementwiseTable: every elementwise op of the declarations, in every

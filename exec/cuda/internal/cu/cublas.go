@@ -29,7 +29,7 @@ type CUBLAS struct {
 	// does not allocate); scal holds their alpha and beta, which cuBLAS
 	// reads through host pointers, in memory that does not move.
 	hot struct {
-		cublasSetStream_v2, cublasSgemm_v2, cublasDgemm_v2 uintptr
+		cublasSetStream_v2, cublasSgemm_v2, cublasDgemm_v2, cublasCgemm_v2, cublasZgemm_v2 uintptr
 	}
 	sc   caller
 	mu   sync.Mutex
@@ -42,6 +42,12 @@ type CUBLAS struct {
 		B DevicePtr, ldb int32, strideB int64, beta *float32, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
 	cublasDgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *float64, A DevicePtr, lda int32, strideA int64,
 		B DevicePtr, ldb int32, strideB int64, beta *float64, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
+	// The complex ones: cuComplex and cuDoubleComplex are laid out as Go's
+	// complex64 and complex128 (the real part, then the imaginary part).
+	cublasCgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *complex64, A DevicePtr, lda int32, strideA int64,
+		B DevicePtr, ldb int32, strideB int64, beta *complex64, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
+	cublasZgemmStridedBatched func(h Handle, ta, tb, m, n, k int32, alpha *complex128, A DevicePtr, lda int32, strideA int64,
+		B DevicePtr, ldb int32, strideB int64, beta *complex128, C DevicePtr, ldc int32, strideC int64, batch int32) BLASStatus
 }
 
 // LoadCUBLAS opens libcublas: the file named by $LOOM_LIBCUBLAS, then
@@ -72,6 +78,10 @@ func (b *CUBLAS) symbols() []symbol {
 		{"cublasDgemm_v2", addrOf{&b.hot.cublasDgemm_v2}},
 		{"cublasSgemmStridedBatched", &b.cublasSgemmStridedBatched},
 		{"cublasDgemmStridedBatched", &b.cublasDgemmStridedBatched},
+		{"cublasCgemm_v2", addrOf{&b.hot.cublasCgemm_v2}},
+		{"cublasZgemm_v2", addrOf{&b.hot.cublasZgemm_v2}},
+		{"cublasCgemmStridedBatched", &b.cublasCgemmStridedBatched},
+		{"cublasZgemmStridedBatched", &b.cublasZgemmStridedBatched},
 	}
 }
 
@@ -111,8 +121,10 @@ func op(trans bool) int32 {
 
 // scalars are gemm's alpha and beta, on the heap.
 type scalars struct {
-	a32, b32 float32
-	a64, b64 float64
+	a32, b32     float32
+	a64, b64     float64
+	ac64, bc64   complex64
+	ac128, bc128 complex128
 }
 
 // call calls a cuBLAS function and returns its status as an error.
@@ -180,5 +192,55 @@ func (b *CUBLAS) DgemmStridedBatched(h Handle, transA, transB bool, m, n, k int,
 		return err
 	}
 	return b.cublasDgemmStridedBatched(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], strideA,
+		B, v[4], strideB, &beta, C, v[5], strideC, v[6]).err()
+}
+
+// Cgemm is Sgemm in complex64 (cuComplex): cublasCgemm_v2. op(X) is X
+// or Xᵀ (CUBLAS_OP_T); the conjugate transpose (CUBLAS_OP_C) is not
+// bound, as loom's MatMul has no use for it.
+func (b *CUBLAS) Cgemm(h Handle, transA, transB bool, m, n, k int, alpha complex64, A DevicePtr, lda int, B DevicePtr, ldb int, beta complex64, C DevicePtr, ldc int) error {
+	v, err := ints("Cgemm", m, n, k, lda, ldb, ldc)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.scal.ac64, b.scal.bc64 = alpha, beta
+	return b.call(b.hot.cublasCgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
+		uintptr(unsafe.Pointer(&b.scal.ac64)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.bc64)), uintptr(C), uintptr(v[5]))
+}
+
+// Zgemm is Sgemm in complex128 (cuDoubleComplex): cublasZgemm_v2.
+func (b *CUBLAS) Zgemm(h Handle, transA, transB bool, m, n, k int, alpha complex128, A DevicePtr, lda int, B DevicePtr, ldb int, beta complex128, C DevicePtr, ldc int) error {
+	v, err := ints("Zgemm", m, n, k, lda, ldb, ldc)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.scal.ac128, b.scal.bc128 = alpha, beta
+	return b.call(b.hot.cublasZgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
+		uintptr(unsafe.Pointer(&b.scal.ac128)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.bc128)), uintptr(C), uintptr(v[5]))
+}
+
+// CgemmStridedBatched is SgemmStridedBatched in complex64:
+// cublasCgemmStridedBatched.
+func (b *CUBLAS) CgemmStridedBatched(h Handle, transA, transB bool, m, n, k int, alpha complex64, A DevicePtr, lda int, strideA int64, B DevicePtr, ldb int, strideB int64, beta complex64, C DevicePtr, ldc int, strideC int64, batch int) error {
+	v, err := ints("CgemmStridedBatched", m, n, k, lda, ldb, ldc, batch)
+	if err != nil {
+		return err
+	}
+	return b.cublasCgemmStridedBatched(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], strideA,
+		B, v[4], strideB, &beta, C, v[5], strideC, v[6]).err()
+}
+
+// ZgemmStridedBatched is SgemmStridedBatched in complex128:
+// cublasZgemmStridedBatched.
+func (b *CUBLAS) ZgemmStridedBatched(h Handle, transA, transB bool, m, n, k int, alpha complex128, A DevicePtr, lda int, strideA int64, B DevicePtr, ldb int, strideB int64, beta complex128, C DevicePtr, ldc int, strideC int64, batch int) error {
+	v, err := ints("ZgemmStridedBatched", m, n, k, lda, ldb, ldc, batch)
+	if err != nil {
+		return err
+	}
+	return b.cublasZgemmStridedBatched(h, op(transA), op(transB), v[0], v[1], v[2], &alpha, A, v[3], strideA,
 		B, v[4], strideB, &beta, C, v[5], strideC, v[6]).err()
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -647,5 +648,117 @@ func TestGemmStridedBatched(t *testing.T) {
 	// An out-of-range dimension is refused before the call.
 	if err := b.Sgemm(h, false, false, 1<<40, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1); err == nil {
 		t.Error("Sgemm with m = 2^40 succeeded")
+	}
+}
+
+// refCgemm is refGemm in complex128 (op(X) is X or Xᵀ: the bindings do
+// not offer the conjugate transpose).
+func refCgemm(c gemmCase, alpha complex128, A []complex128, lda int, B []complex128, ldb int, beta complex128, C []complex128, ldc int) {
+	for j := 0; j < c.n; j++ {
+		for i := 0; i < c.m; i++ {
+			var s complex128
+			for l := 0; l < c.k; l++ {
+				var a, b complex128
+				if c.transA {
+					a = A[l+i*lda]
+				} else {
+					a = A[i+l*lda]
+				}
+				if c.transB {
+					b = B[j+l*ldb]
+				} else {
+					b = B[l+j*ldb]
+				}
+				s += a * b
+			}
+			C[i+j*ldc] = alpha*s + beta*C[i+j*ldc]
+		}
+	}
+}
+
+// dyadicC is dyadic for complex values (both parts multiples of 1/4).
+func dyadicC(r *rand.Rand, n int) []complex128 {
+	re, im := dyadic(r, n), dyadic(r, n)
+	v := make([]complex128, n)
+	for i := range v {
+		v[i] = complex(re[i], im[i])
+	}
+	return v
+}
+
+func checkCloseC(t *testing.T, what string, got, want []complex128, tol float64) {
+	t.Helper()
+	for i := range want {
+		if cmplx.Abs(got[i]-want[i]) > tol*(1+cmplx.Abs(want[i])) {
+			t.Fatalf("%s: [%d] = %v, want %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestGemmComplex: Cgemm, Zgemm and their strided-batched forms against
+// the complex128 reference, with every transpose combination, padded
+// leading dimensions, complex alpha and beta, and gaps between the
+// batch's matrices that must stay as they are.
+func TestGemmComplex(t *testing.T) {
+	e := setup(t)
+	d, b := e.d, e.b
+	h, err := b.Create()
+	must(t, err)
+	defer func() { must(t, b.Destroy(h)) }()
+	r := rand.New(rand.NewPCG(5, 6))
+	alpha, beta := complex(1.5, -0.25), complex(-0.5, 0.75)
+	const batch = 2
+	for _, c := range gemmCases() {
+		name := fmt.Sprintf("transA=%v transB=%v m=%d n=%d k=%d", c.transA, c.transB, c.m, c.n, c.k)
+		_, ac, _, bc, lda, ldb, ldc := c.dims()
+		sa, sb, sc := lda*ac+1, ldb*bc+2, ldc*c.n+3
+		A, B, C := dyadicC(r, sa*batch), dyadicC(r, sb*batch), dyadicC(r, sc*batch)
+		want := append([]complex128(nil), C...)
+		for i := range batch {
+			refCgemm(c, alpha, A[i*sa:], lda, B[i*sb:], ldb, beta, want[i*sc:], ldc)
+		}
+		to64 := func(x []complex128) []complex64 {
+			out := make([]complex64, len(x))
+			for i, v := range x {
+				out[i] = complex64(v)
+			}
+			return out
+		}
+		from64 := func(x []complex64) []complex128 {
+			out := make([]complex128, len(x))
+			for i, v := range x {
+				out[i] = complex128(v)
+			}
+			return out
+		}
+
+		dA, dB := upload(t, d, A), upload(t, d, B)
+		dC := upload(t, d, C)
+		must(t, b.ZgemmStridedBatched(h, c.transA, c.transB, c.m, c.n, c.k, alpha, dA, lda, int64(sa), dB, ldb, int64(sb), beta, dC, ldc, int64(sc), batch))
+		must(t, d.CtxSynchronize())
+		got := make([]complex128, len(C))
+		download(t, d, got, dC)
+		checkCloseC(t, "ZgemmStridedBatched "+name, got, want, 1e-12)
+		dC1 := upload(t, d, C[:sc])
+		must(t, b.Zgemm(h, c.transA, c.transB, c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, dC1, ldc))
+		must(t, d.CtxSynchronize())
+		download(t, d, got[:sc], dC1)
+		checkCloseC(t, "Zgemm "+name, got[:sc], want[:sc], 1e-12)
+
+		sA, sB := upload(t, d, to64(A)), upload(t, d, to64(B))
+		sC := upload(t, d, to64(C))
+		must(t, b.CgemmStridedBatched(h, c.transA, c.transB, c.m, c.n, c.k, complex64(alpha), sA, lda, int64(sa), sB, ldb, int64(sb), complex64(beta), sC, ldc, int64(sc), batch))
+		must(t, d.CtxSynchronize())
+		got64 := make([]complex64, len(C))
+		download(t, d, got64, sC)
+		checkCloseC(t, "CgemmStridedBatched "+name, from64(got64), want, 1e-6)
+		sC1 := upload(t, d, to64(C[:sc]))
+		must(t, b.Cgemm(h, c.transA, c.transB, c.m, c.n, c.k, complex64(alpha), sA, lda, sB, ldb, complex64(beta), sC1, ldc))
+		must(t, d.CtxSynchronize())
+		download(t, d, got64[:sc], sC1)
+		checkCloseC(t, "Cgemm "+name, from64(got64[:sc]), want[:sc], 1e-6)
+	}
+	if err := b.Zgemm(h, false, false, 1, 1<<40, 1, 1, 0, 1, 0, 1, 0, 0, 1); err == nil {
+		t.Error("Zgemm with n = 2^40 succeeded")
 	}
 }

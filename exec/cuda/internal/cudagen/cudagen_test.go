@@ -363,6 +363,12 @@ func supportNodes(t *testing.T) []*graph.Node {
 				if _, err := d.Shape([]tensor.Shape{{2, 3}}, attr); err != nil {
 					attr = opdef.ScanAttr{Axis: 1, Exclusive: true}
 				}
+				switch d.Op {
+				case ops.OpFFT, ops.OpRFFT: // the Fourier transforms (issue 16) take an FFTAttr
+					attr = opdef.FFTAttr{Axes: []int{1}, Norm: opdef.NormBackward}
+				case ops.OpIRFFT:
+					attr = opdef.FFTAttr{Axes: []int{1}, Norm: opdef.NormBackward, N: 4}
+				}
 				ns = append(ns, ops.Apply(d.Op, attr, args...))
 			case d.Kind == opdef.Movement:
 				x := in(dt, 2, 3)
@@ -411,6 +417,16 @@ func supportNodes(t *testing.T) []*graph.Node {
 				}
 			case d.Kind == opdef.Fusion:
 				continue
+			case d.Kind == opdef.Linalg: // linear algebra (issue 16): square batches, B with 2 columns
+				sq := in(dt, 2, 3, 3)
+				switch d.Op {
+				case ops.OpSolve, ops.OpLstSq:
+					ns = append(ns, ops.Apply(d.Op, nil, sq, in(dt, 2, 3, 2)))
+				case ops.OpTriangularSolve:
+					ns = append(ns, ops.Apply(d.Op, opdef.TriangularAttr{Upper: true}, sq, in(dt, 2, 3, 2)))
+				default:
+					ns = append(ns, ops.Apply(d.Op, nil, sq))
+				}
 			case d.Kind == opdef.Random: // random (issue 14): the key, and dt as the result's
 				a := opdef.RandomAttr{DType: dt, Shape: tensor.Shape{2, 3}}
 				if dt == tensor.Bool {
@@ -473,6 +489,17 @@ func TestSupports(t *testing.T) {
 				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)
 			}
 			continue
+		case LibraryOf(n) == Solver || LibraryOf(n) == FFT:
+			// cuSOLVER and cuFFT (exec/cuda's linalg.go and fft.go) in
+			// float32 and float64 (and their complex types), nothing
+			// generated here.
+			if cpuErr == nil && err != nil {
+				t.Errorf("Supports(%s) = %v; the CPU runs it", describe(n), err)
+			}
+			if _, err := Generate(n, h100); err == nil {
+				t.Errorf("Generate(%s) succeeded for a library op", describe(n))
+			}
+			continue
 		case cpuErr == nil && err != nil:
 			t.Errorf("Supports(%s) = %v; the CPU runs it", describe(n), err)
 		case cpuErr != nil && err == nil:
@@ -507,7 +534,7 @@ func TestSupportsErrors(t *testing.T) {
 	// no cuBLAS call.
 	xi := g.Input("xi", tensor.Int32, 4, 4)
 	mi := g.Add(graph.Spec{Op: ops.OpMatMul, Inputs: []*graph.Node{xi, xi}, DType: tensor.Int32, Shape: tensor.Shape{4, 4}})
-	if err := Supports(mi); !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul(i32[4,4], i32[4,4])") || !strings.Contains(err.Error(), "cuBLAS runs float32 and float64") {
+	if err := Supports(mi); !errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul(i32[4,4], i32[4,4])") || !strings.Contains(err.Error(), "cuBLAS runs float32, float64, complex64 and complex128") {
 		t.Errorf("Supports(int32 MatMul) = %v, want ErrUnsupported naming the op, its types and why", err)
 	}
 	if _, err := lookup(graph.Op(60000)); err == nil || !strings.Contains(err.Error(), "no row") {

@@ -382,6 +382,10 @@ func TestConformanceOnHost(t *testing.T) {
 // with equal signs (so -0 differs from +0), or both NaN.
 func compareExact(got, want *tensor.Tensor) error {
 	g, w := got.Float64s(), want.Float64s()
+	if want.DType().IsComplex() {
+		// Both parts: real, imaginary, real, ...
+		g, w = complexParts(got), complexParts(want)
+	}
 	if len(g) != len(w) {
 		return fmt.Errorf("%d elements, want %d", len(g), len(w))
 	}
@@ -395,4 +399,15 @@ func compareExact(got, want *tensor.Tensor) error {
 		}
 	}
 	return nil
+}
+
+// complexParts lists the parts of a complex tensor's elements in order.
+func complexParts(t *tensor.Tensor) []float64 {
+	n := t.Shape().Size()
+	out := make([]float64, 0, 2*n)
+	for i := range n {
+		z := t.Complex128(i)
+		out = append(out, real(z), imag(z))
+	}
+	return out
 }

@@ -19,7 +19,7 @@ func Prelude() string { return fullPrelude }
 
 // fullPrelude is the prelude with the integer helpers of the dtypes that
 // intHelpers writes.
-var fullPrelude = prelude + intHelpers()
+var fullPrelude = prelude + intHelpers() + complexPrelude()
 
 // intHelpers writes the prelude's integer helpers that follow one pattern
 // for several dtypes: the wrapping arithmetic, floor division, power,

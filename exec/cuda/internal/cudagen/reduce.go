@@ -53,7 +53,8 @@ type reducer struct {
 }
 
 // reduceSupported checks that a reduction's elements are of a dtype it
-// handles: the integers and floats (and bool, for Any and All).
+// handles: the integers and floats (and bool, for Any and All; and the
+// complex types, for Sum and Prod: reduceSupportedBy).
 func reduceSupported(dt tensor.DType) error {
 	if c := cInfos[dt].class; c != intClass && c != floatClass {
 		return fmt.Errorf("no reduction of %v", dt)
@@ -63,16 +64,39 @@ func reduceSupported(dt tensor.DType) error {
 
 // reduceSupportedBy is reduceSupported for reduction r.
 func reduceSupportedBy(r reduction, dt tensor.DType) error {
-	if r.logic() && cInfos[dt].class == boolClass {
+	switch c := cInfos[dt].class; {
+	case r.logic() && c == boolClass:
+		return nil
+	case c == complexClass && !(r.sum || r.prod):
+		return fmt.Errorf("no %s of %v (complex numbers are not ordered)", reductionName(r), dt)
+	case c == complexClass:
 		return nil
 	}
 	return reduceSupported(dt)
 }
 
+// reductionName names r's arithmetic for messages.
+func reductionName(r reduction) string {
+	switch {
+	case r.sum:
+		return "sum"
+	case r.prod:
+		return "product"
+	case r.any:
+		return "Any"
+	case r.all:
+		return "All"
+	case r.arg:
+		return "arg reduction"
+	}
+	return "maximum or minimum"
+}
+
 // newReducer returns the reducer of op (a reduction of the table) over
-// elements of dtype dt. Float sums accumulate in double, integer sums in
-// an unsigned type (wrapping): int32's unsigned int, the others' unsigned
-// long long (a sum of int8s wraps to the same int8 either way).
+// elements of dtype dt. Float sums accumulate in double, complex ones in
+// complex128, integer sums in an unsigned type (wrapping): int32's
+// unsigned int, the others' unsigned long long (a sum of int8s wraps to
+// the same int8 either way).
 func newReducer(op graph.Op, dt tensor.DType) (reducer, error) {
 	red, err := reductionOf(op)
 	if err != nil {
@@ -89,6 +113,8 @@ func newReducer(op graph.Op, dt tensor.DType) (reducer, error) {
 		switch {
 		case cInfos[dt].class == floatClass:
 			r.acc = "double"
+		case cInfos[dt].class == complexClass:
+			r.acc = cType(tensor.Complex128)
 		case dt.Size() == 4:
 			r.acc = "unsigned int"
 		default:
@@ -106,6 +132,8 @@ func (r reducer) accSize() int64 {
 	switch r.acc {
 	case "double", "long long", "unsigned long long":
 		return 8
+	case cType(tensor.Complex128):
+		return 16
 	}
 	return 4
 }
@@ -115,6 +143,8 @@ func (r reducer) identity() string {
 	switch {
 	case r.sum, r.any:
 		return zeroOf(r.acc)
+	case r.prod && r.dt.IsComplex():
+		return "loom_complex_f64(1.0, 0.0)"
 	case r.prod:
 		return "(" + r.acc + ")1"
 	case r.all:
@@ -171,11 +201,16 @@ func (r reducer) better(v, best string) string {
 // order-independent for the arg reductions: ties go to the smaller index.
 func (r reducer) fold(c *code, acc, aidx, v, i string) {
 	switch {
+	case r.sum && r.dt.IsComplex():
+		// loom_c128_of widens an element and keeps a partial sum (pass 2)
+		c.line("%s += loom_c128_of(%s);", acc, v)
 	case r.sum:
 		c.line("%s += (%s)%s;", acc, r.acc, v)
 	case r.prod && i == "":
 		// combining partial products (the tree, pass 2)
 		c.line("%s *= %s;", acc, v)
+	case r.prod && r.dt.IsComplex():
+		c.line("%s *= loom_c128_of(%s);", acc, v)
 	case r.prod:
 		c.line("%s *= (%s)%s;", acc, r.acc, v)
 	case r.any && i == "":
@@ -201,6 +236,8 @@ func (r reducer) final(acc, aidx string) string {
 	switch {
 	case r.arg:
 		return aidx
+	case (r.sum || r.prod) && r.dt.IsComplex():
+		return castExpr(tensor.Complex128, r.dt, acc)
 	case r.sum, r.prod:
 		return "(" + cType(r.dt) + ")" + acc
 	case r.logic():
@@ -521,7 +558,7 @@ func (g *gen) reduction(n *graph.Node) error {
 		// A reduction over nothing: Sum and Any give 0, Prod and All 1,
 		// and Max, Min and the arg reductions 0 as the reference does.
 		if r.prod || r.all {
-			g.fillWith(n.DType(), int64(n.Shape().Size()), "("+cType(n.DType())+")1")
+			g.fillWith(n.DType(), int64(n.Shape().Size()), oneOf(n.DType()))
 			return nil
 		}
 		g.fill(n.DType(), int64(n.Shape().Size()))
@@ -548,7 +585,7 @@ func (g *gen) fusedReduction(p *program, n *graph.Node) error {
 	}
 	if p.domain.Size() == 0 { // a sum (0) or product (1) over nothing
 		if r.prod {
-			g.fillWith(n.DType(), outN, "("+cType(n.DType())+")1")
+			g.fillWith(n.DType(), outN, oneOf(n.DType()))
 			return nil
 		}
 		g.fill(n.DType(), outN)
@@ -592,4 +629,12 @@ func (g *gen) fillWith(dt tensor.DType, n int64, v string) {
 	fn := g.function(name, ct+"* __restrict__ out", c.String())
 	b := int64(g.t.block())
 	g.launch(fn, g.gridFor(n, b), [3]int{int(b), 1, 1}, 0, Arg{Kind: Out})
+}
+
+// oneOf is the C expression of 1 in dtype dt.
+func oneOf(dt tensor.DType) string {
+	if dt.IsComplex() {
+		return castExpr(tensor.Float64, dt, "1.0")
+	}
+	return "(" + cType(dt) + ")1"
 }

@@ -30,18 +30,20 @@ func rows() []row {
 	return []row{
 		// Arithmetic: floats in C; integers wrap (two's complement) in
 		// the prelude's helpers, and divide by flooring with x/0 = 0.
-		{ops.OpAdd, ew(expr{floats: "$0 + $1", ints: "loom_add_$s($0, $1)"})},
-		{ops.OpSub, ew(expr{floats: "$0 - $1", ints: "loom_sub_$s($0, $1)"})},
-		{ops.OpMul, ew(expr{floats: "$0 * $1", ints: "loom_mul_$s($0, $1)"})},
-		{ops.OpDiv, ew(expr{floats: "$0 / $1", ints: "loom_div_$s($0, $1)"})},
+		// Complex numbers: the prelude's operators and helpers
+		// (complex.go), Go's semantics.
+		{ops.OpAdd, ew(expr{floats: "$0 + $1", ints: "loom_add_$s($0, $1)", complexes: "$0 + $1"})},
+		{ops.OpSub, ew(expr{floats: "$0 - $1", ints: "loom_sub_$s($0, $1)", complexes: "$0 - $1"})},
+		{ops.OpMul, ew(expr{floats: "$0 * $1", ints: "loom_mul_$s($0, $1)", complexes: "$0 * $1"})},
+		{ops.OpDiv, ew(expr{floats: "$0 / $1", ints: "loom_div_$s($0, $1)", complexes: "loom_div_$s($0, $1)"})},
 		// Float powers in double, rounded once (as math.Pow); integer
 		// powers by squaring.
 		{ops.OpPow, helper("loom_pow")},
 		// Float Maximum and Minimum propagate NaN and order -0 < +0.
 		{ops.OpMaximum, ew(expr{floats: "loom_max_$s($0, $1)", ints: "($0 > $1 ? $0 : $1)"})},
 		{ops.OpMinimum, ew(expr{floats: "loom_min_$s($0, $1)", ints: "($0 < $1 ? $0 : $1)"})},
-		{ops.OpNeg, ew(expr{floats: "-$0", ints: "loom_neg_$s($0)"})},
-		{ops.OpAbs, ew(expr{floats: "fabs$f($0)", ints: "loom_abs_$s($0)"})},
+		{ops.OpNeg, ew(expr{floats: "-$0", ints: "loom_neg_$s($0)", complexes: "-$0"})},
+		{ops.OpAbs, ew(expr{floats: "fabs$f($0)", ints: "loom_abs_$s($0)", complexes: "loom_abs_$s($0)"})}, // complex: |z| (hypot), real
 		// Float Sign and Relu keep NaN (and Sign keeps -0).
 		// (Integers compare with 0 once each way: NVRTC warns about x < 0
 		// of an unsigned x.)
@@ -49,9 +51,9 @@ func rows() []row {
 		{ops.OpRelu, ew(expr{floats: "loom_relu_$s($0)", ints: "($0 > 0 ? $0 : $z)"})},
 
 		// Float functions.
-		{ops.OpExp, mathFn("exp")},
-		{ops.OpLog, mathFn("log")},
-		{ops.OpSqrt, mathFn("sqrt")},
+		{ops.OpExp, mathOrComplex("exp")},
+		{ops.OpLog, mathOrComplex("log")},
+		{ops.OpSqrt, mathOrComplex("sqrt")},
 		{ops.OpTanh, mathFn("tanh")},
 		{ops.OpSin, mathFn("sin")},
 		{ops.OpCos, mathFn("cos")},
@@ -120,8 +122,8 @@ func rows() []row {
 		{ops.OpRightShift, ew(expr{ints: "loom_shr_$s($0, $1)"})},
 
 		// Selection and conversion.
-		{ops.OpWhere, ew(expr{key: 1, bools: where, ints: where, floats: where})},
-		{ops.OpStopGradient, ew(expr{bools: "$0", ints: "$0", floats: "$0", storage: "$0"})},
+		{ops.OpWhere, ew(expr{key: 1, bools: where, ints: where, floats: where, complexes: where})},
+		{ops.OpStopGradient, ew(expr{bools: "$0", ints: "$0", floats: "$0", storage: "$0", complexes: "$0"})},
 		{ops.OpCast, ew(expr{cast: true})}, // castExpr (types.go), for every pair of dtypes
 
 		// Reductions, alone (reduce.go) and ending a fused group.
@@ -167,7 +169,17 @@ func rows() []row {
 		{ops.OpLogSoftmax, normalise(true)},
 
 		// The matrix product runs on cuBLAS (exec/cuda's matmul.go).
-		{ops.OpMatMul, library(GEMM, "cuBLAS runs float32 and float64", tensor.Float32, tensor.Float64)},
+		{ops.OpMatMul, library(GEMM, "cuBLAS runs float32, float64, complex64 and complex128", tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128)},
+
+		// Linear algebra on cuSOLVER and cuBLAS, with generated kernels
+		// around the calls (exec/cuda's linalg.go).
+		{ops.OpCholesky, solverRow}, {ops.OpTriangularSolve, solverRow}, {ops.OpSolve, solverRow},
+		{ops.OpInv, solverRow}, {ops.OpDet, solverRow}, {ops.OpSLogDet, solverRow},
+		{ops.OpQR, solverRow}, {ops.OpEigh, solverRow}, {ops.OpSVD, solverRow}, {ops.OpLstSq, solverRow},
+
+		// The Fourier transforms on cuFFT, with generated transposes and
+		// scaling around the plans (exec/cuda's fft.go).
+		{ops.OpFFT, fftRow}, {ops.OpRFFT, fftRow}, {ops.OpIRFFT, fftRow},
 
 		// The compiler's fused groups: their ops' templates in one loop,
 		// or in a reduction's loop.
@@ -190,6 +202,14 @@ func rows() []row {
 		{ops.OpConvFilterGrad, convRow()},
 	}
 }
+
+// solverRow is the row of the linear-algebra ops: cuSOLVER and cuBLAS in
+// float and double.
+var solverRow = library(Solver, "cuSOLVER runs float32 and float64", tensor.Float32, tensor.Float64)
+
+// fftRow is the row of the Fourier transforms: cuFFT's single and double
+// precision (the result is complex, or real for IRFFT).
+var fftRow = library(FFT, "cuFFT runs complex64 and complex128", tensor.Complex64, tensor.Complex128, tensor.Float32, tensor.Float64)
 
 // randomRow is the row of the random ops (random.go).
 var randomRow = entry{check: checkRandom, gen: func(g *gen, n *graph.Node) error {
@@ -247,6 +267,11 @@ const (
 	Generated Library = iota
 	// GEMM: cuBLAS's matrix product (MatMul; see exec/cuda's matmul.go).
 	GEMM
+	// Solver: the linear-algebra ops on cuSOLVER and cuBLAS (exec/cuda's
+	// linalg.go).
+	Solver
+	// FFT: the Fourier transforms on cuFFT (exec/cuda's fft.go).
+	FFT
 )
 
 func (l Library) String() string {
@@ -255,6 +280,10 @@ func (l Library) String() string {
 		return "generated"
 	case GEMM:
 		return "cuBLAS GEMM"
+	case Solver:
+		return "cuSOLVER"
+	case FFT:
+		return "cuFFT"
 	}
 	return fmt.Sprintf("library(%d)", uint8(l))
 }
@@ -281,7 +310,7 @@ func LibraryOf(n *graph.Node) Library {
 //	$T        the result's C type
 //	$z        the result's zero literal
 type expr struct {
-	bools, ints, floats, storage string
+	bools, ints, floats, storage, complexes string
 	// key is the operand whose dtype picks the variant (Where's is 1,
 	// its first value; the others' 0).
 	key int
@@ -298,6 +327,12 @@ func ew(x expr) entry { return entry{expr: &x, check: checkProgram, gen: genProg
 // (and atan2f(y, x) for a two-operand op).
 func mathFn(name string) entry { return ew(expr{floats: name + "$f($*)"}) }
 
+// mathOrComplex is mathFn with the prelude's complex function of the
+// same name: mathOrComplex("exp") renders loom_exp_c64(z) for complex64.
+func mathOrComplex(name string) entry {
+	return ew(expr{floats: name + "$f($*)", complexes: "loom_" + name + "_$s($*)"})
+}
+
 // floatHelper is a float function of the prelude: loom_sigmoid renders
 // loom_sigmoid_f32(x) and loom_sigmoid_f64(x).
 func floatHelper(name string) entry { return ew(expr{floats: name + "_$s($*)"}) }
@@ -306,10 +341,15 @@ func floatHelper(name string) entry { return ew(expr{floats: name + "_$s($*)"}) 
 // renders loom_pow_f32 ... loom_pow_i64.
 func helper(name string) entry { return ew(expr{floats: name + "_$s($*)", ints: name + "_$s($*)"}) }
 
-// compare is a C comparison of two operands of one dtype, as a bool byte.
+// compare is a C comparison of two operands of one dtype, as a bool byte
+// (complex numbers have == and != only: the prelude's operators).
 func compare(sym string) entry {
 	c := "(unsigned char)($0 " + sym + " $1)"
-	return ew(expr{bools: c, ints: c, floats: c})
+	x := expr{bools: c, ints: c, floats: c}
+	if sym == "==" || sym == "!=" {
+		x.complexes = c
+	}
+	return ew(x)
 }
 
 // variant is the template for a key dtype of class c.
@@ -323,6 +363,8 @@ func (x *expr) variant(c class) string {
 		return x.floats
 	case storageClass:
 		return x.storage
+	case complexClass:
+		return x.complexes
 	}
 	return ""
 }

@@ -47,6 +47,7 @@ func TestTable(t *testing.T) {
 // expressions written out by hand.
 func TestRender(t *testing.T) {
 	f32, f64, i32, i64, b := tensor.Float32, tensor.Float64, tensor.Int32, tensor.Int64, tensor.Bool
+	c64, c128 := tensor.Complex64, tensor.Complex128
 	cases := []struct {
 		o    opdef.FusedOp
 		dts  []tensor.DType
@@ -68,6 +69,21 @@ func TestRender(t *testing.T) {
 		{opdef.FusedOp{Op: ops.OpNot, DType: b}, []tensor.DType{b}, "(unsigned char)(a0 ^ 1)"},
 		{opdef.FusedOp{Op: ops.OpCast, DType: tensor.Float16}, []tensor.DType{i32}, "loom_f32_to_f16((float)a0)"},
 		{opdef.FusedOp{Op: ops.OpStopGradient, DType: tensor.BFloat16}, []tensor.DType{tensor.BFloat16}, "a0"},
+		// Complex: the prelude's operators and helpers (complex.go).
+		{opdef.FusedOp{Op: ops.OpMul, DType: c64}, []tensor.DType{c64, c64}, "a0 * a1"},
+		{opdef.FusedOp{Op: ops.OpDiv, DType: c128}, []tensor.DType{c128, c128}, "loom_div_c128(a0, a1)"},
+		{opdef.FusedOp{Op: ops.OpExp, DType: c64}, []tensor.DType{c64}, "loom_exp_c64(a0)"},
+		{opdef.FusedOp{Op: ops.OpAbs, DType: f64}, []tensor.DType{c128}, "loom_abs_c128(a0)"},
+		{opdef.FusedOp{Op: ops.OpNotEqual, DType: b}, []tensor.DType{c64, c64}, "(unsigned char)(a0 != a1)"},
+		{opdef.FusedOp{Op: ops.OpWhere, DType: c128}, []tensor.DType{b, c128, c128}, "(a0 != 0 ? a1 : a2)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: c128}, []tensor.DType{tensor.Float16}, "loom_complex_f64((double)loom_f16_to_f32(a0), 0.0)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: c64}, []tensor.DType{c128}, "loom_c128_to_c64(a0)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: i32}, []tensor.DType{c64}, "loom_d2i32((double)(a0).re)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: tensor.BFloat16}, []tensor.DType{c128}, "loom_f32_to_bf16((float)(a0).re)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: b}, []tensor.DType{c64}, "(unsigned char)((a0).re != 0)"},
+		// Complex numbers are not ordered.
+		{opdef.FusedOp{Op: ops.OpLess, DType: b}, []tensor.DType{c64, c64}, ""},
+		{opdef.FusedOp{Op: ops.OpMaximum, DType: c64}, []tensor.DType{c64, c64}, ""},
 		// No variant: a float function of integers, logic of floats.
 		{opdef.FusedOp{Op: ops.OpTanh, DType: i32}, []tensor.DType{i32}, ""},
 		{opdef.FusedOp{Op: ops.OpAnd, DType: f32}, []tensor.DType{f32, f32}, ""},

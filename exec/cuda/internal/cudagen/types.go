@@ -17,6 +17,7 @@ const (
 	intClass           // int8, int16, int32, int64, uint8: two's complement, wrapping
 	floatClass         // float32, float64: C arithmetic and the C math library
 	storageClass       // float16, bfloat16: bit patterns, converted through float32
+	complexClass       // complex64, complex128: the prelude's loom_c64 and loom_c128 (complex.go)
 )
 
 // cInfo is how generated code holds and names one dtype: every dtype
@@ -43,6 +44,10 @@ var cInfos = map[tensor.DType]cInfo{
 	tensor.Float64:  {"double", "f64", "", floatClass},
 	tensor.Float16:  {"unsigned short", "f16", "", storageClass},
 	tensor.BFloat16: {"unsigned short", "bf16", "", storageClass},
+	// Complex: (real, imaginary) structs of the prelude (complex.go),
+	// with their own operators and helpers (loom_exp_c64 ...).
+	tensor.Complex64:  {"loom_c64", "c64", "", complexClass},
+	tensor.Complex128: {"loom_c128", "c128", "", complexClass},
 }
 
 // cType is the C type that holds one element of dt ("" when there is none).
@@ -57,6 +62,9 @@ func castExpr(from, to tensor.DType, x string) string {
 		return x
 	}
 	fi, ti := cInfos[from], cInfos[to]
+	if fi.class == complexClass || ti.class == complexClass {
+		return complexCast(from, to, x)
+	}
 	if fi.class == storageClass || ti.class == storageClass {
 		f := "(float)" + x
 		switch {
@@ -98,6 +106,8 @@ func bitsType(dt tensor.DType) string {
 		return "unsigned int"
 	case 8:
 		return "unsigned long long"
+	case 16:
+		return "loom_b128" // complex128: two unsigned long longs (the prelude's)
 	}
 	return ""
 }
@@ -117,6 +127,12 @@ func zeroOf(ct string) string {
 		return "0u"
 	case "unsigned long long":
 		return "0ull"
+	case "loom_b128":
+		return "loom_b128_zero()"
+	case "loom_c64":
+		return "loom_complex_f32(0.0f, 0.0f)"
+	case "loom_c128":
+		return "loom_complex_f64(0.0, 0.0)"
 	}
 	return "(" + ct + ")0"
 }

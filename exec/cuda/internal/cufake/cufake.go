@@ -1,9 +1,11 @@
 // Package cufake builds fake CUDA libraries for testing loom's CUDA backend
 // on machines without a GPU: an emulated driver (libcuda), runtime compiler
-// (libnvrtc) and BLAS (libcublas), C shared libraries that export exactly
-// the symbols the backend uses, with the real C ABI, so the backend loads
-// them through LOOM_LIBCUDA, LOOM_LIBNVRTC and LOOM_LIBCUBLAS as it loads
-// the real ones. Everything runs on the host, synchronously.
+// (libnvrtc), BLAS (libcublas), FFT (libcufft) and dense solver
+// (libcusolver), C shared libraries that export exactly the symbols the
+// backend uses, with the real C ABI, so the backend loads them through
+// LOOM_LIBCUDA, LOOM_LIBNVRTC, LOOM_LIBCUBLAS, LOOM_LIBCUFFT and
+// LOOM_LIBCUSOLVER as it loads the real ones. Everything runs on the host,
+// synchronously.
 //
 // Driver. One device, "Loom Emulated GPU": compute capability 9.0, 4
 // multiprocessors, 1024 threads and 48 KiB of shared memory per block,
@@ -41,9 +43,25 @@
 // only loses the speed-up (a .gch left by an older g++ is ignored by the
 // new one: delete the directories after a compiler upgrade).
 //
-// cuBLAS. cublas[SD]gemm_v2 and cublas[SD]gemmStridedBatched compute the
-// column-major product with naive loops accumulating in double, with the
-// argument checks of cuBLAS; the scalars are read from host memory.
+// cuBLAS. cublas[SDCZ]gemm_v2 and cublas[SDCZ]gemmStridedBatched compute the
+// column-major product with naive loops accumulating in double (complex:
+// the real and imaginary parts in double; CUBLAS_OP_C conjugates), with the
+// argument checks of cuBLAS; the scalars are read from host memory. The
+// triangular solves (cublas[SD]trsm_v2, trsmBatched) and the batched LU
+// (getrfBatched, getrsBatched) come from fakecusolver.c.
+//
+// cuFFT (fakecufft.c). Plans of rank 1 to 3 in the advanced layout of
+// cufftMakePlanMany64, all six transform types, executed as naive DFTs in
+// double; a plan without automatic work-area allocation needs
+// cufftSetWorkArea before it runs (CUFFT_NO_WORKSPACE), and the work area
+// is written over at each execution.
+//
+// cuSOLVER (fakecusolver.c). potrf/potrs (and batched), getrf/getrs,
+// geqrf/orgqr, syevd, gesvd, syevjBatched, gesvdjBatched in float and
+// double with their _bufferSize queries, as unblocked textbook algorithms
+// in double (Jacobi for the eigenproblem and the SVD), with cuSOLVER's
+// argument checks (info = -i) and LAPACK's info > 0 for a minor that is
+// not positive definite or a zero pivot.
 //
 // The device dialect (loom_emu.h): kernels must be extern "C" __global__
 // definitions (or defined after an extern "C" declaration) written out in
@@ -106,16 +124,17 @@ import (
 // cannot be found; tests then skip.
 var ErrNoCompiler = errors.New("no C compiler")
 
-//go:embed csrc/fakecuda.c csrc/fakenvrtc.c csrc/fakecublas.c csrc/loom_emu.h
+//go:embed csrc/fakecuda.c csrc/fakenvrtc.c csrc/fakecublas.c csrc/fakecufft.c csrc/fakecusolver.c csrc/loom_emu.h
 var sources embed.FS
 
 // Libs holds the absolute paths of the built libraries.
-type Libs struct{ CUDA, NVRTC, CUBLAS string }
+type Libs struct{ CUDA, NVRTC, CUBLAS, CUFFT, CUSOLVER string }
 
 // Env returns the environment entries that point loom's CUDA backend at the
 // libraries.
 func (l Libs) Env() []string {
-	return []string{"LOOM_LIBCUDA=" + l.CUDA, "LOOM_LIBNVRTC=" + l.NVRTC, "LOOM_LIBCUBLAS=" + l.CUBLAS}
+	return []string{"LOOM_LIBCUDA=" + l.CUDA, "LOOM_LIBNVRTC=" + l.NVRTC, "LOOM_LIBCUBLAS=" + l.CUBLAS,
+		"LOOM_LIBCUFFT=" + l.CUFFT, "LOOM_LIBCUSOLVER=" + l.CUSOLVER}
 }
 
 // Setenv sets the environment variables of Env, with t.Setenv in tests (which
@@ -124,11 +143,13 @@ func (l Libs) Setenv(t interface{ Setenv(k, v string) }) {
 	t.Setenv("LOOM_LIBCUDA", l.CUDA)
 	t.Setenv("LOOM_LIBNVRTC", l.NVRTC)
 	t.Setenv("LOOM_LIBCUBLAS", l.CUBLAS)
+	t.Setenv("LOOM_LIBCUFFT", l.CUFFT)
+	t.Setenv("LOOM_LIBCUSOLVER", l.CUSOLVER)
 }
 
-// Build compiles the three libraries into dir (created if needed) with $CC
-// (default cc) and -O2 -fPIC -shared, as libcuda.so, libnvrtc.so and
-// libcublas.so; the C sources are written to dir/src. When dir already holds
+// Build compiles the five libraries into dir (created if needed) with $CC
+// (default cc) and -O2 -fPIC -shared, as libcuda.so, libnvrtc.so,
+// libcublas.so, libcufft.so and libcusolver.so; the C sources are written to dir/src. When dir already holds
 // libraries built from the same sources with the same compiler, they are
 // kept. The error wraps ErrNoCompiler when cc, or the C++ compiler the fake
 // NVRTC will run ($LOOM_FAKE_CXX, default c++), cannot be found.
@@ -156,15 +177,17 @@ func Build(dir string) (Libs, error) {
 		return Libs{}, err
 	}
 	libs := Libs{
-		CUDA:   filepath.Join(dir, "libcuda.so"),
-		NVRTC:  filepath.Join(dir, "libnvrtc.so"),
-		CUBLAS: filepath.Join(dir, "libcublas.so"),
+		CUDA:     filepath.Join(dir, "libcuda.so"),
+		NVRTC:    filepath.Join(dir, "libnvrtc.so"),
+		CUBLAS:   filepath.Join(dir, "libcublas.so"),
+		CUFFT:    filepath.Join(dir, "libcufft.so"),
+		CUSOLVER: filepath.Join(dir, "libcusolver.so"),
 	}
 
 	files := map[string][]byte{}
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%q\n", cc)
-	for _, name := range []string{"fakecuda.c", "fakenvrtc.c", "fakecublas.c", "loom_emu.h"} {
+	for _, name := range []string{"fakecuda.c", "fakenvrtc.c", "fakecublas.c", "fakecufft.c", "fakecusolver.c", "loom_emu.h"} {
 		b, err := sources.ReadFile("csrc/" + name)
 		if err != nil {
 			return Libs{}, err
@@ -176,7 +199,7 @@ func Build(dir string) (Libs, error) {
 	files["loom_emu_h.inc"] = cArray(files["loom_emu.h"])
 	stamp := hex.EncodeToString(sum.Sum(nil))
 	stampFile := filepath.Join(dir, "cufake.stamp")
-	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp && exists(libs.CUDA, libs.NVRTC, libs.CUBLAS) {
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp && exists(libs.CUDA, libs.NVRTC, libs.CUBLAS, libs.CUFFT, libs.CUSOLVER) {
 		return libs, nil
 	}
 	for name, b := range files {
@@ -185,10 +208,17 @@ func Build(dir string) (Libs, error) {
 		}
 	}
 
-	jobs := []struct{ src, out string }{
-		{"fakecuda.c", libs.CUDA},
-		{"fakenvrtc.c", libs.NVRTC},
-		{"fakecublas.c", libs.CUBLAS},
+	// The fake cuBLAS is fakecublas.c plus the cuBLAS part of
+	// fakecusolver.c (triangular solves, batched LU).
+	jobs := []struct {
+		srcs []string
+		out  string
+	}{
+		{[]string{"fakecuda.c"}, libs.CUDA},
+		{[]string{"fakenvrtc.c"}, libs.NVRTC},
+		{[]string{"fakecublas.c", "-DLOOM_FAKE_CUBLAS_PART", "fakecusolver.c"}, libs.CUBLAS},
+		{[]string{"fakecufft.c"}, libs.CUFFT},
+		{[]string{"fakecusolver.c"}, libs.CUSOLVER},
 	}
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
@@ -196,7 +226,7 @@ func Build(dir string) (Libs, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = compile(cc, src, j.src, j.out)
+			errs[i] = compile(cc, src, j.srcs, j.out)
 		}()
 	}
 	wg.Wait()
@@ -211,10 +241,10 @@ func Build(dir string) (Libs, error) {
 
 // compile builds one library into a temporary file and renames it into
 // place, so that a library already loaded from out is not overwritten.
-func compile(cc []string, dir, src, out string) error {
+func compile(cc []string, dir string, srcs []string, out string) error {
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
-	args := append(cc[1:len(cc):len(cc)], "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-pthread",
-		"-o", tmp, src, "-ldl")
+	args := append(cc[1:len(cc):len(cc)], "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-pthread", "-o", tmp)
+	args = append(append(args, srcs...), "-ldl", "-lm")
 	cmd := exec.Command(cc[0], args...)
 	cmd.Dir = dir
 	var log bytes.Buffer

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CUFAKE_CHILD") != "" {
 		// A test run by another test in a fresh process: the libraries are
 		// given in the environment.
-		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS")}
+		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS"), os.Getenv("LOOM_LIBCUFFT"), os.Getenv("LOOM_LIBCUSOLVER")}
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "cufake-test-")
@@ -132,6 +132,10 @@ type api struct {
 	cublasDgemm_v2            func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, b uint64, ldb int32, beta *float64, c uint64, ldc int32) int32
 	cublasSgemmStridedBatched func(h uintptr, ta, tb, m, n, k int32, alpha *float32, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float32, c uint64, ldc int32, sc int64, batch int32) int32
 	cublasDgemmStridedBatched func(h uintptr, ta, tb, m, n, k int32, alpha *float64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *float64, c uint64, ldc int32, sc int64, batch int32) int32
+	cublasCgemm_v2            func(h uintptr, ta, tb, m, n, k int32, alpha *complex64, a uint64, lda int32, b uint64, ldb int32, beta *complex64, c uint64, ldc int32) int32
+	cublasZgemm_v2            func(h uintptr, ta, tb, m, n, k int32, alpha *complex128, a uint64, lda int32, b uint64, ldb int32, beta *complex128, c uint64, ldc int32) int32
+	cublasCgemmStridedBatched func(h uintptr, ta, tb, m, n, k int32, alpha *complex64, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *complex64, c uint64, ldc int32, sc int64, batch int32) int32
+	cublasZgemmStridedBatched func(h uintptr, ta, tb, m, n, k int32, alpha *complex128, a uint64, lda int32, sa int64, b uint64, ldb int32, sb int64, beta *complex128, c uint64, ldc int32, sc int64, batch int32) int32
 }
 
 var (
@@ -213,6 +217,10 @@ func load() (*api, error) {
 		reg(2, &a.cublasDgemm_v2, "cublasDgemm_v2")
 		reg(2, &a.cublasSgemmStridedBatched, "cublasSgemmStridedBatched")
 		reg(2, &a.cublasDgemmStridedBatched, "cublasDgemmStridedBatched")
+		reg(2, &a.cublasCgemm_v2, "cublasCgemm_v2")
+		reg(2, &a.cublasZgemm_v2, "cublasZgemm_v2")
+		reg(2, &a.cublasCgemmStridedBatched, "cublasCgemmStridedBatched")
+		reg(2, &a.cublasZgemmStridedBatched, "cublasZgemmStridedBatched")
 		if loadErr == nil {
 			loaded = a
 		}
@@ -1196,6 +1204,118 @@ func TestCublas(t *testing.T) {
 	}
 }
 
+// TestCublasComplex: cublasCgemm and cublasZgemm (single and strided
+// batched) against the definition C = alpha·op(A)·op(B) + beta·C computed
+// here in complex128, with op N, T and C (the conjugate transpose), a
+// complex alpha and beta, and padded leading dimensions. The entries are
+// small integers and halves, so every product and sum is exact in
+// float32 and the results must be equal, not close.
+func TestCublasComplex(t *testing.T) {
+	f := setup(t)
+	var h uintptr
+	if r := f.cublasCreate_v2(&h); r != cublasSuccess {
+		t.Fatal(r)
+	}
+	defer f.cublasDestroy_v2(h)
+	const m, n, k, batch = 3, 2, 4, 2
+	const cublasOpC = 2
+	alpha, beta := complex(1.5, -0.5), complex(0.5, 2)
+	val := func(i, salt int) complex128 { return complex(float64((i*7+salt)%9-4), float64((i*5+salt)%7-3)/2) }
+	for _, c := range []struct{ ta, tb int32 }{{cublasOpN, cublasOpN}, {cublasOpT, cublasOpC}, {cublasOpC, cublasOpN}} {
+		// op(A) is m×k: A is stored m×k (N) or k×m (T, C), with one
+		// padding row; likewise B.
+		ar, ac := m, k
+		if c.ta != cublasOpN {
+			ar, ac = k, m
+		}
+		br, bc := k, n
+		if c.tb != cublasOpN {
+			br, bc = n, k
+		}
+		lda, ldb, ldc := ar+1, br+1, m+1
+		sa, sb, sc := lda*ac, ldb*bc, ldc*n
+		a, b, cm := make([]complex128, sa*batch), make([]complex128, sb*batch), make([]complex128, sc*batch)
+		for i := range a {
+			a[i] = val(i, 1)
+		}
+		for i := range b {
+			b[i] = val(i, 2)
+		}
+		for i := range cm {
+			cm[i] = val(i, 3)
+		}
+		opX := func(x []complex128, ld int, op int32, r, col int) complex128 {
+			if op == cublasOpN {
+				return x[r+col*ld]
+			}
+			v := x[col+r*ld]
+			if op == cublasOpC {
+				v = complex(real(v), -imag(v))
+			}
+			return v
+		}
+		want := append([]complex128(nil), cm...)
+		for q := range batch {
+			for j := range n {
+				for i := range m {
+					var s complex128
+					for l := range k {
+						s += opX(a[q*sa:], lda, c.ta, i, l) * opX(b[q*sb:], ldb, c.tb, l, j)
+					}
+					want[q*sc+i+j*ldc] = alpha*s + beta*cm[q*sc+i+j*ldc]
+				}
+			}
+		}
+		name := fmt.Sprintf("(%d, %d)", c.ta, c.tb)
+
+		da, db := upload(f, a), upload(f, b)
+		dz := upload(f, cm)
+		if r := f.cublasZgemmStridedBatched(h, c.ta, c.tb, m, n, k, &alpha, da, int32(lda), int64(sa), db, int32(ldb), int64(sb), &beta, dz, int32(ldc), int64(sc), batch); r != cublasSuccess {
+			t.Fatalf("cublasZgemmStridedBatched%s: %d", name, r)
+		}
+		if got := download[complex128](f, dz, len(cm)); !slices.Equal(got, want) {
+			t.Errorf("cublasZgemmStridedBatched%s:\n got %v\nwant %v", name, got, want)
+		}
+		dz1 := upload(f, cm[:sc])
+		if r := f.cublasZgemm_v2(h, c.ta, c.tb, m, n, k, &alpha, da, int32(lda), db, int32(ldb), &beta, dz1, int32(ldc)); r != cublasSuccess {
+			t.Fatalf("cublasZgemm%s: %d", name, r)
+		}
+		if got := download[complex128](f, dz1, sc); !slices.Equal(got, want[:sc]) {
+			t.Errorf("cublasZgemm%s:\n got %v\nwant %v", name, got, want[:sc])
+		}
+
+		c64 := func(x []complex128) []complex64 {
+			out := make([]complex64, len(x))
+			for i, v := range x {
+				out[i] = complex64(v)
+			}
+			return out
+		}
+		alpha32, beta32 := complex64(alpha), complex64(beta)
+		ca, cb := upload(f, c64(a)), upload(f, c64(b))
+		dcs := upload(f, c64(cm))
+		if r := f.cublasCgemmStridedBatched(h, c.ta, c.tb, m, n, k, &alpha32, ca, int32(lda), int64(sa), cb, int32(ldb), int64(sb), &beta32, dcs, int32(ldc), int64(sc), batch); r != cublasSuccess {
+			t.Fatalf("cublasCgemmStridedBatched%s: %d", name, r)
+		}
+		if got := download[complex64](f, dcs, len(cm)); !slices.Equal(got, c64(want)) {
+			t.Errorf("cublasCgemmStridedBatched%s:\n got %v\nwant %v", name, got, c64(want))
+		}
+		dc1 := upload(f, c64(cm[:sc]))
+		if r := f.cublasCgemm_v2(h, c.ta, c.tb, m, n, k, &alpha32, ca, int32(lda), cb, int32(ldb), &beta32, dc1, int32(ldc)); r != cublasSuccess {
+			t.Fatalf("cublasCgemm%s: %d", name, r)
+		}
+		if got := download[complex64](f, dc1, sc); !slices.Equal(got, c64(want[:sc])) {
+			t.Errorf("cublasCgemm%s:\n got %v\nwant %v", name, got, c64(want[:sc]))
+		}
+	}
+	// The argument checks are the real ones': lda < m is refused.
+	var one complex64 = 1
+	d := upload(f, make([]complex64, 16))
+	if r := f.cublasCgemm_v2(h, cublasOpN, cublasOpN, 3, 2, 2, &one, d, 2, d, 2, &one, d, 3); r != cublasErrInvalidValue {
+		t.Errorf("cublasCgemm with lda < m: %d, want %d", r, cublasErrInvalidValue)
+	}
+}
+
 // TestFreshProcess runs, in a new process, the checks that need a driver
 // nobody initialised and the out-of-memory limit.
 func TestFreshProcess(t *testing.T) {
@@ -1276,7 +1396,9 @@ func TestExports(t *testing.T) {
 	}{
 		{libs.CUDA, "cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName cuDeviceTotalMem_v2 cuDeviceGetAttribute cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRelease_v2 cuCtxSetCurrent cuCtxSynchronize cuMemGetInfo_v2 cuMemAlloc_v2 cuMemFree_v2 cuMemAllocHost_v2 cuMemFreeHost cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpyDtoDAsync_v2 cuMemsetD8Async cuStreamCreate cuStreamDestroy_v2 cuStreamSynchronize cuEventCreate cuEventRecord cuEventSynchronize cuEventElapsedTime cuEventDestroy_v2 cuModuleLoadData cuModuleUnload cuModuleGetFunction cuLaunchKernel cuGetErrorName cuGetErrorString"},
 		{libs.NVRTC, "nvrtcVersion nvrtcCreateProgram nvrtcCompileProgram nvrtcGetProgramLogSize nvrtcGetProgramLog nvrtcGetPTXSize nvrtcGetPTX nvrtcGetCUBINSize nvrtcGetCUBIN nvrtcDestroyProgram nvrtcGetErrorString"},
-		{libs.CUBLAS, "cublasCreate_v2 cublasDestroy_v2 cublasSetStream_v2 cublasGetVersion_v2 cublasSgemm_v2 cublasDgemm_v2 cublasSgemmStridedBatched cublasDgemmStridedBatched"},
+		{libs.CUBLAS, "cublasCreate_v2 cublasDestroy_v2 cublasSetStream_v2 cublasGetVersion_v2 cublasSgemm_v2 cublasDgemm_v2 cublasSgemmStridedBatched cublasDgemmStridedBatched cublasCgemm_v2 cublasZgemm_v2 cublasCgemmStridedBatched cublasZgemmStridedBatched" + solveBLASExports},
+		{libs.CUFFT, cufftExports},
+		{libs.CUSOLVER, cusolverExports},
 	} {
 		ef, err := elf.Open(c.path)
 		if err != nil {
@@ -1312,7 +1434,7 @@ func TestBuildReuses(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Build of built libraries took %v", d)
 	}
-	if env := libs.Env(); len(env) != 3 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
+	if env := libs.Env(); len(env) != 5 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
 		t.Errorf("Env() = %v", env)
 	}
 }

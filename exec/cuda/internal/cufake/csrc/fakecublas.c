@@ -1,6 +1,6 @@
 // fakecublas.c: an emulated cuBLAS (libcublas) for testing loom's CUDA
-// backend without a GPU: the GEMMs loom uses, computed on the host with
-// naive loops accumulating in double, on the emulated device memory of
+// backend without a GPU: the GEMMs loom uses (real and complex), computed
+// on the host with naive loops accumulating in double, on the emulated device memory of
 // fakecuda.c (which is host memory). Only the symbols loom uses are
 // exported, with the real prototypes of cublas_api.h.
 #include <pthread.h>
@@ -148,6 +148,49 @@ static cublasStatus_t check(cublasHandle_t handle, int ta, int tb, int m, int n,
 GEMM(sgemm, float)
 GEMM(dgemm, double)
 
+// cuComplex and cuDoubleComplex: the real part, then the imaginary part.
+typedef struct {
+	float x, y;
+} cuComplex;
+typedef struct {
+	double x, y;
+} cuDoubleComplex;
+
+// The complex GEMM: as GEMM, with the real and imaginary parts of the
+// sums in double; CUBLAS_OP_C conjugates the transposed operand.
+#define CGEMM(NAME, T)                                                                                          \
+	static void NAME(int ta, int tb, int m, int n, int k, T alpha, const T *A, long long lda, const T *B,       \
+	                 long long ldb, T beta, T *C, long long ldc) {                                                \
+		long long sai = ta == CUBLAS_OP_N ? 1 : lda, sal = ta == CUBLAS_OP_N ? lda : 1;                          \
+		long long sbl = tb == CUBLAS_OP_N ? 1 : ldb, sbj = tb == CUBLAS_OP_N ? ldb : 1;                          \
+		double ca = ta == CUBLAS_OP_C ? -1 : 1, cb = tb == CUBLAS_OP_C ? -1 : 1;                                 \
+		int zero_alpha = alpha.x == 0 && alpha.y == 0, zero_beta = beta.x == 0 && beta.y == 0;                  \
+		for (int j = 0; j < n; j++) {                                                                           \
+			for (int i = 0; i < m; i++) {                                                                       \
+				double re = 0, im = 0;                                                                          \
+				if (!zero_alpha) {                                                                              \
+					for (int l = 0; l < k; l++) {                                                               \
+						T a = A[i * sai + l * sal], b = B[l * sbl + j * sbj];                                   \
+						double ar = a.x, ai = ca * a.y, br = b.x, bi = cb * b.y;                                \
+						re += ar * br - ai * bi;                                                                \
+						im += ar * bi + ai * br;                                                                \
+					}                                                                                           \
+				}                                                                                               \
+				T *c = &C[i + j * ldc];                                                                         \
+				double vr = alpha.x * re - alpha.y * im, vi = alpha.x * im + alpha.y * re;                      \
+				if (!zero_beta) {                                                                               \
+					vr += beta.x * (double)c->x - beta.y * (double)c->y;                                        \
+					vi += beta.x * (double)c->y + beta.y * (double)c->x;                                        \
+				}                                                                                               \
+				c->x = vr;                                                                                      \
+				c->y = vi;                                                                                      \
+			}                                                                                                   \
+		}                                                                                                       \
+	}
+
+CGEMM(cgemm, cuComplex)
+CGEMM(zgemm, cuDoubleComplex)
+
 API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
                                   int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb,
                                   const float *beta, float *C, int ldc) {
@@ -192,6 +235,56 @@ API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperat
 		return st;
 	for (int b = 0; b < batchCount; b++)
 		dgemm(transa, transb, m, n, k, *alpha, A + b * strideA, lda, B + b * strideB, ldb, *beta, C + b * strideC,
+		      ldc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B,
+                                  int ldb, const cuComplex *beta, cuComplex *C, int ldc) {
+	cublasStatus_t st = check(handle, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, 1);
+	if (st)
+		return st;
+	cgemm(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda,
+                                  const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C,
+                                  int ldc) {
+	cublasStatus_t st = check(handle, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, 1);
+	if (st)
+		return st;
+	zgemm(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                             cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha,
+                                             const cuComplex *A, int lda, long long int strideA, const cuComplex *B,
+                                             int ldb, long long int strideB, const cuComplex *beta, cuComplex *C,
+                                             int ldc, long long int strideC, int batchCount) {
+	cublasStatus_t st = check(handle, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, batchCount);
+	if (st)
+		return st;
+	for (int b = 0; b < batchCount; b++)
+		cgemm(transa, transb, m, n, k, *alpha, A + b * strideA, lda, B + b * strideB, ldb, *beta, C + b * strideC,
+		      ldc);
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+                                             cublasOperation_t transb, int m, int n, int k,
+                                             const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda,
+                                             long long int strideA, const cuDoubleComplex *B, int ldb,
+                                             long long int strideB, const cuDoubleComplex *beta, cuDoubleComplex *C,
+                                             int ldc, long long int strideC, int batchCount) {
+	cublasStatus_t st = check(handle, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, batchCount);
+	if (st)
+		return st;
+	for (int b = 0; b < batchCount; b++)
+		zgemm(transa, transb, m, n, k, *alpha, A + b * strideA, lda, B + b * strideB, ldb, *beta, C + b * strideC,
 		      ldc);
 	return CUBLAS_STATUS_SUCCESS;
 }
