@@ -424,10 +424,11 @@ func checkFused(n *graph.Node) error {
 	if p.reduce == nil {
 		return nil
 	}
-	if _, err := reductionOf(p.reduce.Op); err != nil {
+	r, err := reductionOf(p.reduce.Op)
+	if err != nil {
 		return err
 	}
-	return reduceSupported(p.outDType())
+	return reduceSupportedBy(r, p.outDType())
 }
 
 // reduce is the row of a reduction op.
