@@ -67,14 +67,22 @@ func check(op string, ys, xs []*graph.Node) *graph.Node {
 		}
 	}
 	for i, x := range xs {
-		if !x.DType().IsFloat() || x.DType().IsStorage() {
-			return failf(graph.ErrDType, op, operands, "x %d (%s) has dtype %v: gradients exist only with respect to float32 or float64 values", i, x, x.DType())
+		if !differentiable(x.DType()) {
+			return failf(graph.ErrDType, op, operands, "x %d (%s) has dtype %v: gradients exist only with respect to float32, float64, complex64 or complex128 values", i, x, x.DType())
 		}
 	}
 	return nil
 }
 
 var failf = graph.Failf
+
+// differentiable reports whether gradients flow through values of dtype
+// dt: the compute floats and the complex types. The cotangent of a complex
+// z = x+iy is dL/dx + i dL/dy for the real loss L (PyTorch's and JAX's
+// convention; docs/ARCHITECTURE.md "Complex numbers").
+func differentiable(dt tensor.DType) bool {
+	return (dt.IsFloat() && !dt.IsStorage()) || dt.IsComplex()
+}
 
 func repeat(n *graph.Node, k int) []*graph.Node {
 	out := make([]*graph.Node, k)
@@ -192,7 +200,7 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 				return repeat(failf(graph.ErrInvalid, op, operands,
 					"the gradient rule of %s (built at %s) gave a node of another graph for operand %d", n.Op(), n.Site(), i), len(xs))
 			}
-			if !in.DType().IsFloat() || in.DType().IsStorage() {
+			if !differentiable(in.DType()) {
 				// A gradient would have to flow into a discrete value.
 				return repeat(failf(graph.ErrInvalid, op, operands,
 					"%s (%s built at %s) is not differentiable: its %v result is on the path from x to y (through %s)",

@@ -161,6 +161,8 @@ var fdStep = map[string][2]float64{
 	// quadratic, so a large step (1e-2) only meets float32 rounding of y
 	// (about 1e-7 relative) divided by the step: 1e-5; allow 1e-3.
 	"Cast/f64-f32-f64": {1e-2, 1e-3},
+	// x^2 in complex64 (float32 parts): as Cast/f64-f32-f64 above.
+	"complex/promote/complex64": {1e-2, 1e-3},
 }
 
 func op1(shape tensor.Shape, d func(*rand.Rand) float64) []operand { return []operand{{shape, d}} }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/cmplx"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -33,11 +34,17 @@ func init() {
 			return each(need, func() *graph.Node { return f(n, in(n, 0), g) })
 		}
 	}
-	arith := func(name, doc string, f func(a, b float64) float64, i func(a, b int64) int64, grad opdef.GradRule, commutative bool, dom ...[]opdef.Interval) graph.Op {
+	// arith declares a binary op of the numeric dtypes; c, where not nil,
+	// is its complex element function and the op admits complex too.
+	arith := func(name, doc string, f func(a, b float64) float64, i func(a, b int64) int64, c func(a, b complex128) complex128, grad opdef.GradRule, commutative bool, dom ...[]opdef.Interval) graph.Op {
 		d := &opdef.Def{Name: name, Doc: doc, Arity: 2, Kind: opdef.Elementwise, DType: sameDType(numeric), Shape: shBroadcast,
 			Grad: grad, Commutative: commutative, Domain: []opdef.Interval{{Lo: -2, Hi: 2}},
 			F64: func(x []float64) float64 { return f(x[0], x[1]) },
 			I64: func(x []int64) int64 { return i(x[0], x[1]) }}
+		if c != nil {
+			d.DType = sameDType(opdef.NumericOrComplex)
+			d.C128 = func(x []complex128) complex128 { return c(x[0], x[1]) }
+		}
 		if len(dom) == 2 {
 			d.Domain, d.IntDomain = dom[0], dom[1]
 		}
@@ -45,27 +52,27 @@ func init() {
 	}
 	iv := func(lo, hi float64) opdef.Interval { return opdef.Interval{Lo: lo, Hi: hi} }
 
-	OpAdd = arith("Add", "a + b", func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b },
+	OpAdd = arith("Add", "a + b", func(a, b float64) float64 { return a + b }, func(a, b int64) int64 { return a + b }, func(a, b complex128) complex128 { return a + b },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			return each(need, func() *graph.Node { return sumTo(g, in(n, 0)) }, func() *graph.Node { return sumTo(g, in(n, 1)) })
 		}, true)
-	OpSub = arith("Sub", "a - b", func(a, b float64) float64 { return a - b }, func(a, b int64) int64 { return a - b },
+	OpSub = arith("Sub", "a - b", func(a, b float64) float64 { return a - b }, func(a, b int64) int64 { return a - b }, func(a, b complex128) complex128 { return a - b },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			return each(need, func() *graph.Node { return sumTo(g, in(n, 0)) }, func() *graph.Node { return sumTo(Neg(g), in(n, 1)) })
 		}, false)
-	OpMul = arith("Mul", "a * b", func(a, b float64) float64 { return a * b }, func(a, b int64) int64 { return a * b },
+	OpMul = arith("Mul", "a * b", func(a, b float64) float64 { return a * b }, func(a, b int64) int64 { return a * b }, func(a, b complex128) complex128 { return a * b },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
-			return each(need, func() *graph.Node { return sumTo(Mul(g, b), a) }, func() *graph.Node { return sumTo(Mul(g, a), b) })
+			return each(need, func() *graph.Node { return sumTo(Mul(g, cj(b)), a) }, func() *graph.Node { return sumTo(Mul(g, cj(a)), b) })
 		}, true)
-	OpDiv = arith("Div", "a / b; floor division for integers, x/0 = 0", func(a, b float64) float64 { return a / b }, scalar.FloorDivInt,
+	OpDiv = arith("Div", "a / b; floor division for integers, x/0 = 0", func(a, b float64) float64 { return a / b }, scalar.FloorDivInt, func(a, b complex128) complex128 { return a / b },
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
-				func() *graph.Node { return sumTo(Div(g, b), a) },
-				func() *graph.Node { return sumTo(Neg(Mul(g, Div(n, b))), b) }) // -g*a/b^2 = -g*(a/b)/b
+				func() *graph.Node { return sumTo(Div(g, cj(b)), a) },
+				func() *graph.Node { return sumTo(Neg(Mul(g, cj(Div(n, b)))), b) }) // -g*a/b^2 = -g*(a/b)/b
 		}, false, []opdef.Interval{iv(-2, 2), {Lo: 0.5, Hi: 2, Signed: true}}, []opdef.Interval{iv(-50, 50), iv(1, 7)})
-	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, scalar.PowInt,
+	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, scalar.PowInt, nil,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
@@ -79,7 +86,7 @@ func init() {
 				})
 		}, false, []opdef.Interval{iv(0.5, 2), iv(-2, 2)}, []opdef.Interval{iv(-3, 4), iv(0, 5)})
 	OpMaximum = arith("Maximum", "the larger of a and b; NaN propagates",
-		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Max(a, b) }, a, b) }, func(a, b int64) int64 { return max(a, b) },
+		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Max(a, b) }, a, b) }, func(a, b int64) int64 { return max(a, b) }, nil,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
@@ -87,7 +94,7 @@ func init() {
 				func() *graph.Node { return sumTo(Where(Less(a, b), g, zero(g)), b) })
 		}, true, []opdef.Interval{iv(-2, 2)}, []opdef.Interval{iv(-5, 5)})
 	OpMinimum = arith("Minimum", "the smaller of a and b; NaN propagates",
-		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Min(a, b) }, a, b) }, func(a, b int64) int64 { return min(a, b) },
+		func(a, b float64) float64 { return opdef.NaNOr(func() float64 { return math.Min(a, b) }, a, b) }, func(a, b int64) int64 { return min(a, b) }, nil,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
@@ -100,8 +107,10 @@ func init() {
 			F64: func(x []float64) float64 { return opdef.Bool(f(x[0], x[1])) },
 			I64: func(x []int64) int64 { return int64(opdef.Bool(i(x[0], x[1]))) }})
 	}
-	OpEqual = compare("Equal", "a == b", compute, func(a, b float64) bool { return a == b }, func(a, b int64) bool { return a == b }, true)
-	OpNotEqual = compare("NotEqual", "a != b", compute, func(a, b float64) bool { return a != b }, func(a, b int64) bool { return a != b }, true)
+	OpEqual = compare("Equal", "a == b (complex: both parts equal)", opdef.ComputeOrComplex, func(a, b float64) bool { return a == b }, func(a, b int64) bool { return a == b }, true)
+	OpNotEqual = compare("NotEqual", "a != b", opdef.ComputeOrComplex, func(a, b float64) bool { return a != b }, func(a, b int64) bool { return a != b }, true)
+	opdef.Lookup(OpEqual).C128 = func(x []complex128) complex128 { return complex(opdef.Bool(x[0] == x[1]), 0) }
+	opdef.Lookup(OpNotEqual).C128 = func(x []complex128) complex128 { return complex(opdef.Bool(x[0] != x[1]), 0) }
 	OpLess = compare("Less", "a < b", numeric, func(a, b float64) bool { return a < b }, func(a, b int64) bool { return a < b }, false)
 	OpLessEqual = compare("LessEqual", "a <= b", numeric, func(a, b float64) bool { return a <= b }, func(a, b int64) bool { return a <= b }, false)
 	OpGreater = compare("Greater", "a > b", numeric, func(a, b float64) bool { return a > b }, func(a, b int64) bool { return a > b }, false)
@@ -124,14 +133,32 @@ func init() {
 	}
 	// Transcendentals count as several FLOPs, as PyTorch's and tinygrad's
 	// estimates do; the exact figure only scales the GFLOP/s column.
+	// withComplex makes op admit complex (of the set s) with the
+	// element function c.
+	withComplex := func(op graph.Op, s opdef.DTypeSet, c func(complex128) complex128) {
+		d := opdef.Lookup(op)
+		d.DType, d.C128 = sameDType(s), func(x []complex128) complex128 { return c(x[0]) }
+	}
 	OpNeg = unary("Neg", "-x", numeric, 1, func(x float64) float64 { return -x }, func(x int64) int64 { return -x },
 		func(n, x, g *graph.Node) *graph.Node { return Neg(g) })
-	OpAbs = unary("Abs", "|x|", numeric, 1, math.Abs, scalar.AbsInt, func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sign(x)) })
+	withComplex(OpNeg, opdef.NumericOrComplex, func(z complex128) complex128 { return -z })
+	OpAbs = unary("Abs", "|x|; of a complex x, the real magnitude", numeric, 1, math.Abs, scalar.AbsInt, func(n, x, g *graph.Node) *graph.Node {
+		if x.DType().IsComplex() { // dz = g*z/|z|, 0 at 0
+			zero := ZerosLike(x)
+			return Where(Equal(x, zero), zero, Mul(Cast(g, x.DType()), Div(x, Cast(n, x.DType()))))
+		}
+		return Mul(g, Sign(x))
+	})
+	opdef.Lookup(OpAbs).DType = dtToReal(opdef.NumericOrComplex)
+	opdef.Lookup(OpAbs).C128 = func(x []complex128) complex128 { return complex(cmplx.Abs(x[0]), 0) }
 	OpSign = unary("Sign", "-1, 0 or 1 by the sign of x (NaN and -0 stay)", numeric, 1, scalar.Sign[float64], scalar.Sign[int64],
 		func(n, x, g *graph.Node) *graph.Node { return ZerosLike(x) })
-	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, n) }, iv(-5, 5))
-	OpLog = unary("Log", "natural logarithm", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, x) }, iv(0.05, 10))
-	OpSqrt = unary("Sqrt", "square root", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, Mul(n, Scalar(n, 2))) }, iv(0.05, 10))
+	OpExp = unary("Exp", "e ** x", floats, 8, math.Exp, nil, func(n, x, g *graph.Node) *graph.Node { return Mul(g, cj(n)) }, iv(-5, 5))
+	OpLog = unary("Log", "natural logarithm (complex: the principal branch, imaginary part in (-pi, pi])", floats, 8, math.Log, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, cj(x)) }, iv(0.05, 10))
+	OpSqrt = unary("Sqrt", "square root (complex: the principal root, real part >= 0)", floats, 1, math.Sqrt, nil, func(n, x, g *graph.Node) *graph.Node { return Div(g, cj(Mul(n, Scalar(n, 2)))) }, iv(0.05, 10))
+	withComplex(OpExp, opdef.FloatsOrComplex, cmplx.Exp)
+	withComplex(OpLog, opdef.FloatsOrComplex, cmplx.Log)
+	withComplex(OpSqrt, opdef.FloatsOrComplex, cmplx.Sqrt)
 	OpTanh = unary("Tanh", "hyperbolic tangent", floats, 8, math.Tanh, nil,
 		func(n, x, g *graph.Node) *graph.Node { return Mul(g, Sub(Scalar(n, 1), Mul(n, n))) }, iv(-4, 4))
 	OpSigmoid = unary("Sigmoid", "1 / (1 + e ** -x), without overflow", floats, 8, scalar.Sigmoid, nil,
@@ -163,14 +190,21 @@ func init() {
 				return x[1]
 			}
 			return x[2]
+		},
+		C128: func(x []complex128) complex128 {
+			if x[0] != 0 {
+				return x[1]
+			}
+			return x[2]
 		}})
-	OpCast = define(&opdef.Def{Name: "Cast", Doc: "conversion to another dtype: truncating and saturating to integers, NaN to 0, x != 0 to bool", Arity: 1, Kind: opdef.Elementwise,
+	OpCast = define(&opdef.Def{Name: "Cast", Doc: "conversion to another dtype: truncating and saturating to integers, NaN to 0, x != 0 to bool; complex to real keeps the real part", Arity: 1, Kind: opdef.Elementwise,
 		DType: dtCast, Shape: shCast, Ref: refCast,
 		Grad: unaryGrad(func(n, x, g *graph.Node) *graph.Node { return Cast(g, x.DType()) })})
 	OpStopGradient = define(&opdef.Def{Name: "StopGradient", Doc: "x; no gradient flows through it", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(anyType), Shape: shSame,
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node { return []*graph.Node{nil} },
 		F64:  func(x []float64) float64 { return x[0] },
-		I64:  func(x []int64) int64 { return x[0] }})
+		I64:  func(x []int64) int64 { return x[0] },
+		C128: func(x []complex128) complex128 { return x[0] }})
 }
 
 func dtWhere(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
@@ -183,7 +217,7 @@ func dtWhere(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	if in[1] != in[2] {
 		return 0, mixedErr(in[1], in[2])
 	}
-	if err := compute.Check(in[1:]); err != nil {
+	if err := opdef.ComputeOrComplex.Check(in[1:]); err != nil {
 		return 0, err
 	}
 	return in[1], nil
@@ -197,9 +231,6 @@ func dtCast(in []tensor.DType, attr graph.Attr) (tensor.DType, error) {
 	if !a.To.Valid() {
 		return 0, dtypeErr("invalid target dtype %v", a.To)
 	}
-	if in[0].IsComplex() || a.To.IsComplex() {
-		return 0, dtypeErr("Cast between %v and %v: complex casts are not implemented yet", in[0], a.To)
-	}
 	return a.To, nil
 }
 
@@ -212,18 +243,22 @@ func shCast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 
 // refCast converts as the backends do: floats to integers truncate toward
 // zero and saturate at the target's range (NaN gives 0), integers to
-// narrower integers wrap, anything to bool is x != 0, bools are 0 or 1.
+// narrower integers wrap, anything to bool is x != 0, bools are 0 or 1; a
+// complex number converts its real part (the imaginary part is dropped,
+// as NumPy does with a ComplexWarning), a real number to complex is x+0i.
 func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	x, to := in[0], n.DType()
 	out := opdef.NewValue(to, x.Shape)
 	for p := 0; p < x.Len(); p++ {
 		switch {
+		case to.IsComplex():
+			out.C[p] = x.Complex(p) // rounds in Round
 		case to == tensor.Bool:
 			out.F[p] = opdef.Bool(x.Float(p) != 0)
 		case to.IsInt() && x.DType.IsInt():
 			out.I[p] = x.I[p] // wraps in Round
 		case to.IsInt():
-			out.I[p] = tensor.FloatToIntType(math.Trunc(x.F[p]), to)
+			out.I[p] = tensor.FloatToIntType(math.Trunc(x.Float(p)), to)
 		default:
 			out.F[p] = x.Float(p)
 		}
@@ -348,7 +383,10 @@ func Where(cond, a, b *graph.Node) *graph.Node {
 
 // Cast converts x to dtype dt: floats to integers truncate toward zero and
 // saturate (NaN gives 0); anything to Bool is x != 0; Bool to numbers is
-// 0 or 1. Casting to x's own dtype returns x.
+// 0 or 1; a real number to complex is x+0i; complex to a real dtype keeps
+// the real part and drops the imaginary part (as NumPy's astype, which
+// warns), then converts it as from float (use Abs, Real or Imag to say
+// which real number is meant). Casting to x's own dtype returns x.
 func Cast(x *graph.Node, dt tensor.DType) *graph.Node {
 	if x.Valid() && x.DType() == dt {
 		return x

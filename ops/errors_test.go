@@ -98,7 +98,7 @@ func TestBuildErrors(t *testing.T) {
 		}, graph.ErrDType, []string{"Mul(b8[2], b8[2])", "numeric", "use ops.Cast"}},
 		{"int-exp", func(g *graph.Graph) *graph.Node {
 			return ops.Exp(g.Input("a", tensor.Int64, 2))
-		}, graph.ErrDType, []string{"Exp(i64[2]): requires a float dtype", "use ops.Cast"}},
+		}, graph.ErrDType, []string{"Exp(i64[2]): requires a float or complex dtype", "use ops.Cast"}},
 		{"half-arith", func(g *graph.Graph) *graph.Node {
 			return ops.Neg(g.Input("a", tensor.Float16, 2))
 		}, graph.ErrDType, []string{"Neg(f16[2])", "storage type"}},
@@ -236,6 +236,8 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"ConvFilterGrad": func(xs ...*graph.Node) *graph.Node {
 		return ops.Apply(ops.OpConvFilterGrad, opdef.ConvAttr{Stride: []int{1}, Dilation: []int{1}, PadLo: []int{0}, PadHi: []int{0}, Groups: 1, Size: []int{1}}, xs...)
 	},
+	// complex numbers (issue 16)
+	"Complex": bin(ops.Complex), "Real": un(ops.Real), "Imag": un(ops.Imag), "Conj": un(ops.Conj), "Angle": un(ops.Angle),
 }
 
 // composites are the builders that are not rows of the table, with the
@@ -289,9 +291,10 @@ var composites = map[string]struct {
 	"PadReflect":                {1, func(xs ...*graph.Node) *graph.Node { return ops.PadReflect(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadEdge":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadEdge(xs[0], ops.PadWidth{Low: 1}) }},
 	"PadWrap":                   {1, func(xs ...*graph.Node) *graph.Node { return ops.PadWrap(xs[0], ops.PadWidth{Low: 1}) }}, "FoldIn": {1, func(xs ...*graph.Node) *graph.Node { return ops.FoldIn(xs[0], 1) }},
-	"Dropout":  {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
-	"Einsum":   {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
-	"ConvBias": {3, func(xs ...*graph.Node) *graph.Node { return ops.ConvBias(xs[0], xs[1], xs[2]) }},
+	"Dropout":       {2, func(xs ...*graph.Node) *graph.Node { return ops.Dropout(xs[0], xs[1], 0.5) }},
+	"Einsum":        {2, func(xs ...*graph.Node) *graph.Node { return ops.Einsum("i,i", xs...) }},
+	"ConvBias":      {3, func(xs ...*graph.Node) *graph.Node { return ops.ConvBias(xs[0], xs[1], xs[2]) }},
+	"ComplexScalar": {1, func(xs ...*graph.Node) *graph.Node { return ops.ComplexScalar(xs[0], 1i) }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {

@@ -261,6 +261,7 @@ func refAlong(mode int) func(n *graph.Node, in []*opdef.Value) (*opdef.Value, er
 		if mode != alongTake {
 			copy(out.F, x.F)
 			copy(out.I, x.I)
+			copy(out.C, x.C) // Scatter admits any dtype, complex too
 		}
 		n1 := idx.Shape[ax] // the indices' length along the axis
 		for p, j := range w {

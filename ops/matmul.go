@@ -11,7 +11,7 @@ var OpMatMul graph.Op
 
 func init() {
 	OpMatMul = define(&opdef.Def{Name: "MatMul", Doc: "(batched, broadcast) matrix product, optionally of transposed operands", Arity: 2, Kind: opdef.Contraction,
-		DType: sameDType(floats), Shape: shMatMul, Ref: refMatMul,
+		DType: sameDType(opdef.FloatsOrComplex), Shape: shMatMul, Ref: refMatMul,
 		Cost: func(n *graph.Node) float64 {
 			_, k := opdef.MatMulDims(n)
 			return 2 * float64(k) * float64(n.Shape().Size())
@@ -19,7 +19,8 @@ func init() {
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
 			// C = op(A)·op(B): d op(A) = g·op(B)ᵀ and d op(B) = op(A)ᵀ·g,
 			// each built as one product with flags (no Transpose nodes).
-			a, b := n.Input(0), n.Input(1)
+			// Complex: d op(A) = g·conj(op(B))ᵀ, d op(B) = conj(op(A))ᵀ·g.
+			a, b := cj(n.Input(0)), cj(n.Input(1))
 			ta, tb := opdef.MatMulFlags(n)
 			sumTo := func(c, like *graph.Node) *graph.Node { return SumTo(c, like.Shape()) }
 			return each(need,
@@ -40,14 +41,15 @@ func init() {
 
 // refMatMul is the product by its definition: every output element the
 // sum over k of a[..., i, l] * b[..., l, j] (transposed as the flags say,
-// batch dimensions broadcast), in float64.
+// batch dimensions broadcast), in complex128 (exact for real operands: the
+// imaginary parts stay 0).
 func refMatMul(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	a, b := in[0], in[1]
 	ta, tb := opdef.MatMulFlags(n)
 	out := opdef.NewValue(n.DType(), n.Shape())
 	r := len(out.Shape)
 	_, k := opdef.MatMulDims(n)
-	at := func(v *opdef.Value, idx []int) float64 { // broadcast read
+	at := func(v *opdef.Value, idx []int) complex128 { // broadcast read
 		off := len(idx) - len(v.Shape)
 		p := 0
 		for d, m := range v.Shape {
@@ -57,16 +59,16 @@ func refMatMul(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			}
 			p = p*m + i
 		}
-		return v.F[p]
+		return v.Complex(p)
 	}
 	idx := make([]int, r)
 	ai, bi := make([]int, r), make([]int, r)
-	for p := range out.F {
+	for p := 0; p < out.Len(); p++ {
 		opdef.Index(out.Shape, p, idx)
 		i, j := idx[r-2], idx[r-1]
 		copy(ai, idx)
 		copy(bi, idx)
-		var s float64
+		var s complex128
 		for l := 0; l < k; l++ {
 			ai[r-2], ai[r-1] = i, l
 			if ta {
@@ -78,7 +80,7 @@ func refMatMul(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			}
 			s += at(a, ai) * at(b, bi)
 		}
-		out.F[p] = s
+		out.SetComplex(p, s)
 	}
 	return out, nil
 }
@@ -129,7 +131,7 @@ func MatMul(a, b *graph.Node) *graph.Node {
 	}
 	dt, err := promote(a.DType(), b.DType())
 	if err == nil {
-		err = floats.Check([]tensor.DType{dt})
+		err = opdef.FloatsOrComplex.Check([]tensor.DType{dt})
 	}
 	if err != nil {
 		return fail(graph.ErrDType, "MatMul", operands, "%v", err)

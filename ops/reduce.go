@@ -17,7 +17,7 @@ func init() {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: sh, Grad: grad,
 			Cost: inputSize, Ref: refReduce, FuseReduce: fuse})
 	}
-	OpSum = red("Sum", "sum over axes (integers wrap); ops.Sum casts int8, int16 and uint8 to int64 first (NumPy, PyTorch)", sameDType(numeric), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
+	OpSum = red("Sum", "sum over axes (integers wrap); ops.Sum casts int8, int16 and uint8 to int64 first (NumPy, PyTorch)", sameDType(opdef.NumericOrComplex), shReduce, true, func(n, g *graph.Node, need []bool) []*graph.Node {
 		return each(need, func() *graph.Node {
 			x := n.Input(0)
 			return BroadcastTo(Reshape(g, keepShape(x, n.Attr().(opdef.AxesAttr))...), x.Shape()...)
@@ -47,9 +47,12 @@ func refReduce(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	bestI := make([]int64, out.Len())
 	eachReduced(x.Shape, out.Shape, a, func(p, o int, r int64) {
 		if op == OpSum {
-			if x.DType.IsInt() {
+			switch {
+			case x.DType.IsInt():
 				out.I[o] += x.I[p]
-			} else {
+			case x.DType.IsComplex():
+				out.C[o] += x.C[p]
+			default:
 				out.F[o] += x.F[p]
 			}
 			return
@@ -201,7 +204,7 @@ func mean(x *graph.Node, axes []int, keep bool) *graph.Node {
 	if _, bad := graph.Operands("Mean", x); bad != nil {
 		return bad
 	}
-	if err := floats.Check([]tensor.DType{x.DType()}); err != nil {
+	if err := opdef.FloatsOrComplex.Check([]tensor.DType{x.DType()}); err != nil {
 		return fail(graph.ErrDType, "Mean", []*graph.Node{x}, "%v", err)
 	}
 	s := reduce(OpSum, x, axes, keep)

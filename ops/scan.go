@@ -27,7 +27,10 @@ func init() {
 		return define(&opdef.Def{Name: name, Doc: doc, Arity: 1, Kind: opdef.Reduction, DType: dt, Shape: shReduce, Grad: grad,
 			Cost: inputSize, Ref: refFold, FuseReduce: fuse})
 	}
-	OpProd = red("Prod", "product of the elements over axes (1 over none); integers wrap", sameDType(numeric), true, func(n, g *graph.Node, need []bool) []*graph.Node {
+	OpProd = red("Prod", "product of the elements over axes (1 over none); integers wrap", sameDType(opdef.NumericOrComplex), true, func(n, g *graph.Node, need []bool) []*graph.Node {
+		if n.DType().IsComplex() {
+			return each(need, func() *graph.Node { return prodGradComplex(n, g) })
+		}
 		return each(need, func() *graph.Node { return prodGrad(n, g) })
 	})
 	OpAny = red("Any", "whether any element over axes is nonzero (false over none); NaN is nonzero", toBool(compute), false, nil)
@@ -235,6 +238,17 @@ func LogCumSumExp(x *graph.Node, axis int, opts ...ScanOption) *graph.Node {
 // length R, where the product of the others is the exclusive running
 // product from the left times the exclusive running product from the
 // right (O(R) per output, exact with zeros).
+// prodGradComplex is Prod's gradient for complex x: g*conj(prod/x)
+// broadcast back, the product of the other elements (a zero element gives
+// NaN there, unlike prodGrad's exclusive products for real x).
+func prodGradComplex(n, g *graph.Node) *graph.Node {
+	x := n.Input(0)
+	keep := keepShape(x, n.Attr().(opdef.AxesAttr))
+	p := BroadcastTo(Reshape(n, keep...), x.Shape()...)
+	gb := BroadcastTo(Reshape(g, keep...), x.Shape()...)
+	return Mul(gb, Conj(Div(p, x)))
+}
+
 func prodGrad(n, g *graph.Node) *graph.Node {
 	x := n.Input(0)
 	a := n.Attr().(opdef.AxesAttr)
@@ -309,6 +323,8 @@ func refFold(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 			out.F[o] = 1
 		case op == OpProd && out.DType.IsInt():
 			out.I[o] = 1
+		case op == OpProd && out.DType.IsComplex():
+			out.C[o] = 1
 		case op == OpProd:
 			out.F[o] = 1
 		}
@@ -317,6 +333,8 @@ func refFold(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		switch {
 		case op == OpProd && x.DType.IsInt():
 			out.I[o] *= x.I[p]
+		case op == OpProd && x.DType.IsComplex():
+			out.C[o] *= x.C[p]
 		case op == OpProd:
 			out.F[o] *= x.F[p]
 		case op == OpAny:

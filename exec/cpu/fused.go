@@ -97,6 +97,18 @@ func periodOf(bc *bcast) int {
 // must have a micro-op for its dtypes and a trailing reduction must be a
 // row, column or full reduction after coalescing.
 func fusedSupported(n *graph.Node) error {
+	if a, ok := n.Attr().(*opdef.FusedAttr); ok {
+		complexIn := n.DType().IsComplex()
+		for _, in := range n.Inputs() {
+			complexIn = complexIn || in.DType().IsComplex()
+		}
+		for _, o := range a.Ops {
+			complexIn = complexIn || o.DType.IsComplex()
+		}
+		if complexIn {
+			return errComplexFusion
+		}
+	}
 	_, err := planFused(n)
 	return err
 }

@@ -46,6 +46,9 @@ type gemmPlan[T float32 | float64] interface {
 // the thread count.
 func prepareMatMul(n *graph.Node) (*kernel, error) {
 	p := newMMPlan(n)
+	if n.DType().IsComplex() {
+		return prepareComplexMatMul(p, n.DType())
+	}
 	switch n.DType() {
 	case tensor.Float32:
 		return mmKernel[float32](p, func(threads int) gemmPlan[float32] {

@@ -115,6 +115,9 @@ func prepareReduce(n *graph.Node) (*kernel, error) {
 	x := n.Input(0)
 	p := newRedPlan(x.Shape(), n.Attr().(opdef.AxesAttr).Axes)
 	p.outN = n.Shape().Size()
+	if x.DType().IsComplex() {
+		return prepareComplexReduce(n, p)
+	}
 	t := elemTypes[x.DType()]
 	if t == nil {
 		return nil, fmt.Errorf("no %s kernel for %v", n.Op(), x.DType())

@@ -38,16 +38,16 @@ func init() {
 	// Built at init, after package ops has handed out the op codes (and
 	// because prepareFused reads the table).
 	table = map[graph.Op]entry{
-		ops.OpAdd:     binary(add[float64], add[int64], simd.Add),
-		ops.OpSub:     binary(sub[float64], sub[int64], simd.Sub),
-		ops.OpMul:     binary(mul[float64], mul[int64], simd.Mul),
-		ops.OpDiv:     binary(div, scalar.FloorDivInt, simd.Div),
+		ops.OpAdd:     withComplex(binary(add[float64], add[int64], simd.Add), cAdd),
+		ops.OpSub:     withComplex(binary(sub[float64], sub[int64], simd.Sub), cSub),
+		ops.OpMul:     withComplex(binary(mul[float64], mul[int64], simd.Mul), cMul),
+		ops.OpDiv:     withComplex(binary(div, scalar.FloorDivInt, simd.Div), cDiv),
 		ops.OpPow:     binary(math.Pow, scalar.PowInt),
 		ops.OpMaximum: binary(maxOf[float64], maxOf[int64], simd.Max),
 		ops.OpMinimum: binary(minOf[float64], minOf[int64], simd.Min),
 
-		ops.OpEqual:        compare(simd.Eq),
-		ops.OpNotEqual:     compare(simd.Ne),
+		ops.OpEqual:        withComplex(compare(simd.Eq), cEq),
+		ops.OpNotEqual:     withComplex(compare(simd.Ne), cNe),
 		ops.OpLess:         compare(simd.Lt),
 		ops.OpLessEqual:    compare(simd.Le),
 		ops.OpGreater:      compare(simd.Gt),
@@ -62,13 +62,13 @@ func init() {
 		ops.OpLeftShift:  binary(nil, shiftLeft),
 		ops.OpRightShift: binary(nil, shiftRight),
 
-		ops.OpNeg:     unary(neg[float64], neg[int64], simd.Neg),
-		ops.OpAbs:     unary(math.Abs, scalar.AbsInt, simd.Abs),
+		ops.OpNeg:     withComplex(unary(neg[float64], neg[int64], simd.Neg), cNeg),
+		ops.OpAbs:     withComplex(unary(math.Abs, scalar.AbsInt, simd.Abs), cAbs),
 		ops.OpSign:    unary(scalar.Sign[float64], scalar.Sign[int64], simd.Sign),
 		ops.OpRelu:    unary(relu[float64], relu[int64], simd.Relu),
-		ops.OpExp:     unary(math.Exp, nil, simd.Exp),
-		ops.OpLog:     unary(math.Log, nil, simd.Log),
-		ops.OpSqrt:    unary(math.Sqrt, nil, simd.Sqrt),
+		ops.OpExp:     withComplex(unary(math.Exp, nil, simd.Exp), cExp),
+		ops.OpLog:     withComplex(unary(math.Log, nil, simd.Log), cLog),
+		ops.OpSqrt:    withComplex(unary(math.Sqrt, nil, simd.Sqrt), cSqrt),
 		ops.OpTanh:    unary(math.Tanh, nil, simd.Tanh),
 		ops.OpSigmoid: unary(scalar.Sigmoid, nil, simd.Sigmoid),
 		ops.OpSin:     unary(math.Sin, nil),
@@ -115,6 +115,14 @@ func init() {
 		ops.OpWhere:        where(),
 		ops.OpCast:         cast(),
 		ops.OpStopGradient: identity(),
+
+		// The complex numbers' own ops (ops/complex.go; kernels in
+		// complex.go).
+		ops.OpComplex: complexOnly(cMake2),
+		ops.OpReal:    complexOnly(cReal),
+		ops.OpImag:    complexOnly(cImag),
+		ops.OpConj:    complexOnly(cConj),
+		ops.OpAngle:   complexOnly(cAngle),
 
 		ops.OpSum:    kernelOf(prepareReduce),
 		ops.OpMax:    kernelOf(prepareReduce),

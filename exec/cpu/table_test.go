@@ -265,6 +265,9 @@ func TestFastKernelsMatchScalarFunctions(t *testing.T) {
 		slow := *e.math
 		slow.un, slow.bin, slow.fast = 0, 0, nil
 		for _, c := range admittedCalls(d) {
+			if c.in[len(c.in)-1].IsComplex() { // complex kernels have no fast form (complex.go)
+				continue
+			}
 			for _, st := range patterns(d.Arity)[:len(patterns(d.Arity))-1] { // not all scalars
 				f, err1 := e.microFor(c.out, c.in, st)
 				g, err2 := slow.build(c.out, c.in, st)

@@ -80,8 +80,9 @@ func Cases() []Case {
 	cs = append(cs, randomCases()...) // random (issue 14)
 	cs = append(cs, sortCases()...)   // sorting (issue 14)
 	cs = append(cs, indexCases()...)
-	cs = append(cs, convCases()...) // convolutions (issue 15)
-	cs = append(cs, poolCases()...) // pooling (issue 15)
+	cs = append(cs, convCases()...)    // convolutions (issue 15)
+	cs = append(cs, poolCases()...)    // pooling (issue 15)
+	cs = append(cs, complexCases()...) // complex numbers (issue 16)
 	return cs
 }
 

@@ -102,15 +102,15 @@ var modes = []struct {
 }
 
 // uncovered lists what covered lacks: each op of the table ("Op") and
-// each float and integer dtype it admits ("Op/f32", "Op/i8"), but for the
-// ops in skip.
+// each float, complex and integer dtype it admits ("Op/f32", "Op/c64",
+// "Op/i8"), but for the ops in skip.
 func uncovered(covered map[string]bool, skip []string) []string {
 	var missing []string
 	for _, d := range opdef.Defs() {
 		if slices.Contains(skip, d.Name) {
 			continue
 		}
-		for _, dt := range append([]tensor.DType{tensor.Float32, tensor.Float64}, intTypes...) {
+		for _, dt := range append([]tensor.DType{tensor.Float32, tensor.Float64, tensor.Complex64, tensor.Complex128}, intTypes...) {
 			if admits(d, dt) && !covered[d.Name+"/"+dt.Short()] {
 				missing = append(missing, d.Name+"/"+dt.Short())
 			}
@@ -227,7 +227,7 @@ func kernelKeys(n *graph.Node) []string {
 	add := func(op string, result tensor.DType, operands ...tensor.DType) {
 		keys = append(keys, op+"/any")
 		for _, dt := range append(operands, result) {
-			if dt.IsFloat() || dt.IsInt() {
+			if dt.IsFloat() || dt.IsInt() || dt.IsComplex() {
 				keys = append(keys, op+"/"+dt.Short())
 			}
 		}
