@@ -126,6 +126,14 @@ func rows() []row {
 		{ops.OpStopGradient, ew(expr{bools: "$0", ints: "$0", floats: "$0", storage: "$0", complexes: "$0"})},
 		{ops.OpCast, ew(expr{cast: true})}, // castExpr (types.go), for every pair of dtypes
 
+		// The complex numbers' own ops (ops/complex.go): the parts of
+		// the prelude's structs, its helpers (complex.go).
+		{ops.OpComplex, ew(expr{floats: "loom_complex_$s($0, $1)"})},
+		{ops.OpReal, ew(expr{complexes: "$0.re"})},
+		{ops.OpImag, ew(expr{complexes: "$0.im"})},
+		{ops.OpConj, ew(expr{complexes: "loom_conj_$s($0)"})},
+		{ops.OpAngle, ew(expr{complexes: "loom_angle_$s($0)"})},
+
 		// Reductions, alone (reduce.go) and ending a fused group.
 		{ops.OpSum, reduce(reduction{sum: true})},
 		{ops.OpMax, reduce(reduction{max: true})},
