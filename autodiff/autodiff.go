@@ -62,6 +62,9 @@ func check(op string, ys, xs []*graph.Node) *graph.Node {
 		return bad
 	}
 	for i, y := range ys {
+		if y.DType().IsComplex() {
+			return failf(graph.ErrDType, op, operands, "output %d has dtype %v: only real (float32 and float64) outputs can be differentiated; take ops.Real, ops.Imag or ops.Abs of it", i, y.DType())
+		}
 		if !y.DType().IsFloat() || y.DType().IsStorage() {
 			return failf(graph.ErrDType, op, operands, "output %d has dtype %v: only float32 and float64 outputs can be differentiated", i, y.DType())
 		}

@@ -1,8 +1,15 @@
 package autodiff_test
 
 import (
+	"context"
+	"math/cmplx"
 	"math/rand/v2"
+	"strings"
+	"testing"
 
+	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
@@ -79,6 +86,10 @@ func init() {
 	gradCases["complex/Log"] = unaryC(ops.Log, away)
 	gradCases["complex/Sqrt"] = unaryC(ops.Sqrt, away)
 	gradCases["complex/Square"] = unaryC(ops.Square, u)
+	gradCases["complex/Reciprocal"] = unaryC(ops.Reciprocal, away)
+	// Pow away from a = 0 and the negative real axis (log's branch cut).
+	gradCases["complex/Pow"] = []gradCase{{"right-half", []operand{{tensor.Shape{2, 3}, uniform(0.4, 1.5)}, {tensor.Shape{2, 3}, u}, {tensor.Shape{2, 3}, u}, {tensor.Shape{2, 3}, u}},
+		func(x []*graph.Node) *graph.Node { return cr(ops.Pow(cz(x, 0), cz(x, 1))) }}}
 	gradCases["complex/Sum"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Sum(ops.Mul(z, z), 1) }, u)[:1]
 	gradCases["complex/Mean"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Mean(ops.Mul(z, z)) }, u)
 	gradCases["complex/Prod"] = unaryC(func(z *graph.Node) *graph.Node { return ops.Prod(z, 1) }, away)[:1]
@@ -109,5 +120,47 @@ func init() {
 				z := ops.Cast(cz(x, 0), tensor.Complex64)
 				return ops.Cast(cr(ops.Mul(z, z)), tensor.Float64)
 			}},
+	}
+}
+
+// TestGradOfComplexInput: Grad with respect to a complex input returns
+// dL/dx + i dL/dy. L = sum |z|² = sum x² + y² gives 2x + 2iy = 2z, and
+// L = sum re(c·z) = sum (a x - b y) for c = a+ib gives a - ib = conj(c):
+// by hand. A complex output cannot be differentiated.
+func TestGradOfComplexInput(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	z := g.Input("z", tensor.Complex128, 3)
+	c := ops.ComplexScalar(z, 2-3i)
+	abs := ops.Abs(z)
+	l1 := ops.Sum(ops.Mul(abs, abs))
+	l2 := ops.Sum(ops.Real(ops.Mul(c, z)))
+	grads := append(autodiff.Grad(l1, z), autodiff.Grad(l2, z)...)
+	g2 := graph.New() // a graph of its own: build errors are sticky
+	z2 := g2.Input("z", tensor.Complex128, 3)
+	if bad := autodiff.Grad(ops.Sum(z2), z2)[0]; bad.Valid() || g2.Err() == nil || !strings.Contains(g2.Err().Error(), "take ops.Real") {
+		t.Errorf("Grad of a complex output: %v", g2.Err())
+	}
+	p, err := exec.Compile(be, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	zv, _ := tensor.New([]complex128{1 + 2i, -0.5, 3i})
+	out, err := p.Run(context.Background(), exec.Feeds{z: zv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range zv.Complex128s() {
+		if got := out[0].Complex128(i); cmplx.Abs(got-2*v) > 1e-12 {
+			t.Errorf("d sum|z|^2 / dz[%d] = %v, want %v", i, got, 2*v)
+		}
+		if got := out[1].Complex128(i); got != 2+3i {
+			t.Errorf("d sum re(c z) / dz[%d] = %v, want conj(c) = 2+3i", i, got)
+		}
 	}
 }

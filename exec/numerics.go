@@ -189,9 +189,11 @@ func (p *Program) finiteOperand(f *Frame, in *graph.Node, bad map[*graph.Node]bo
 
 func allFinite(t *tensor.Tensor) bool {
 	for i, n := 0, t.Size(); i < n; i++ {
-		v := t.Float64(i)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
+		c := t.Complex128(i) // real dtypes: imaginary part 0
+		for _, v := range [2]float64{real(c), imag(c)} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
 		}
 	}
 	return true

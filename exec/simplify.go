@@ -71,7 +71,7 @@ func constValue(x *graph.Node, v float64) bool {
 		return false
 	}
 	for i := 0; i < n; i++ {
-		if t.Float64(i) != v {
+		if t.Complex128(i) != complex(v, 0) { // a complex constant's imaginary part counts too
 			return false
 		}
 	}

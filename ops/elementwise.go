@@ -72,17 +72,17 @@ func init() {
 				func() *graph.Node { return sumTo(Div(g, cj(b)), a) },
 				func() *graph.Node { return sumTo(Neg(Mul(g, cj(Div(n, b)))), b) }) // -g*a/b^2 = -g*(a/b)/b
 		}, false, []opdef.Interval{iv(-2, 2), {Lo: 0.5, Hi: 2, Signed: true}}, []opdef.Interval{iv(-50, 50), iv(1, 7)})
-	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates", math.Pow, scalar.PowInt, nil,
+	OpPow = arith("Pow", "a ** b; integers: a negative exponent truncates; complex: the principal value exp(b log a)", math.Pow, scalar.PowInt, cmplx.Pow,
 		func(n, g *graph.Node, need []bool) []*graph.Node {
 			a, b := in(n, 0), in(n, 1)
 			return each(need,
 				func() *graph.Node {
 					d := Mul(b, Pow(a, Sub(b, Scalar(b, 1))))
-					return sumTo(Mul(g, Where(Equal(b, zero(b)), zero(d), d)), a)
+					return sumTo(Mul(g, cj(Where(Equal(b, zero(b)), zero(d), d))), a)
 				},
 				func() *graph.Node {
 					safe := Where(Equal(a, zero(a)), Scalar(a, 1), a)
-					return sumTo(Mul(g, Mul(n, Log(safe))), b)
+					return sumTo(Mul(g, cj(Mul(n, Log(safe)))), b)
 				})
 		}, false, []opdef.Interval{iv(0.5, 2), iv(-2, 2)}, []opdef.Interval{iv(-3, 4), iv(0, 5)})
 	OpMaximum = arith("Maximum", "the larger of a and b; NaN propagates",

@@ -96,6 +96,12 @@ func TestBuildErrors(t *testing.T) {
 		{"bool-arith", func(g *graph.Graph) *graph.Node {
 			return ops.Mul(g.Input("a", tensor.Bool, 2), g.Input("b", tensor.Bool, 2))
 		}, graph.ErrDType, []string{"Mul(b8[2], b8[2])", "numeric", "use ops.Cast"}},
+		{"complex-less", func(g *graph.Graph) *graph.Node {
+			return ops.Less(g.Input("a", tensor.Complex64, 2), g.Input("b", tensor.Complex64, 2))
+		}, graph.ErrDType, []string{"Less(c64[2], c64[2])", "does not take complex numbers", "ops.Real"}},
+		{"int-complex", func(g *graph.Graph) *graph.Node {
+			return ops.Add(g.Input("a", tensor.Int32, 2), g.Input("b", tensor.Complex64, 2))
+		}, graph.ErrDType, []string{"Add(i32[2], c64[2]): mixed dtypes int32 and complex64", "use ops.Cast"}},
 		{"int-exp", func(g *graph.Graph) *graph.Node {
 			return ops.Exp(g.Input("a", tensor.Int64, 2))
 		}, graph.ErrDType, []string{"Exp(i64[2]): requires a float or complex dtype", "use ops.Cast"}},

@@ -113,11 +113,12 @@ func init() {
 		func(n, x *graph.Node) *graph.Node { return Mul(n, Scalar(n, math.Ln2)) })
 	OpRsqrt = fn("Rsqrt", "1 / sqrt(x)", 2, func(x float64) float64 { return 1 / math.Sqrt(x) }, iv(0.05, 10),
 		func(n, x *graph.Node) *graph.Node { return Mul(Scalar(n, -0.5), Mul(n, Mul(n, n))) })
-	OpReciprocal = define(&opdef.Def{Name: "Reciprocal", Doc: "1 / x", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(floats), Shape: shSame,
+	OpReciprocal = define(&opdef.Def{Name: "Reciprocal", Doc: "1 / x", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(opdef.FloatsOrComplex), Shape: shSame,
 		Domain: []opdef.Interval{{Lo: 0.2, Hi: 3, Signed: true}},
 		F64:    func(x []float64) float64 { return 1 / x[0] },
+		C128:   func(x []complex128) complex128 { return 1 / x[0] },
 		Grad: func(n, g *graph.Node, need []bool) []*graph.Node {
-			return each(need, func() *graph.Node { return Neg(Mul(g, Mul(n, n))) })
+			return each(need, func() *graph.Node { return Neg(Mul(g, cj(Mul(n, n)))) })
 		}})
 	OpTan = fn("Tan", "tangent", 8, math.Tan, iv(-1.3, 1.3),
 		func(n, x *graph.Node) *graph.Node { return Add(one(n), Mul(n, n)) })

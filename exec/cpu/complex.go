@@ -154,6 +154,7 @@ var (
 	cAngle = cfn{toReal: cmplx.Phase}
 	cMake2 = cfn{make: func(re, im float64) complex128 { return complex(re, im) }}
 	cRecip = cfn{u: func(x complex128) complex128 { return 1 / x }}
+	cPow   = cfn{b: cmplx.Pow}
 )
 
 // prepareComplexReduce is Sum and Prod of complex elements: each output

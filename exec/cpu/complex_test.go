@@ -1,9 +1,14 @@
 package cpu
 
 import (
+	"context"
 	"math"
+	"math/cmplx"
 	"testing"
 
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -58,4 +63,46 @@ func TestCastComplex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestComplexConstantsOptimised: constants of complex values pass the
+// optimising pipeline intact: a product by 1+2i is not the product by 1
+// (simplify), folding computes in complex (constfold), and a chain of
+// complex ops is not fused into real code (fuse).
+func TestComplexConstantsOptimised(t *testing.T) {
+	be, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Complex64, 3)
+	c := g.Const(must(tensor.New([]complex64{1 + 2i, 1 + 2i, 1 + 2i}, 3)))
+	one := g.Const(must(tensor.New([]complex64{1, 1, 1}, 3)))
+	folded := ops.Exp(ops.Mul(c, ops.ComplexScalar(c, 1i))) // exp(-2+i), folded at compile time
+	y := ops.Add(ops.Mul(ops.Mul(x, c), one), folded)
+	p, err := exec.Compile(be, []*graph.Node{y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	xv := must(tensor.New([]complex64{1, 1i, -2 + 0.5i}, 3))
+	out, err := p.Run(context.Background(), exec.Feeds{x: xv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cmplx.Exp(-2 + 1i)
+	for i, v := range []complex128{1, 1i, -2 + 0.5i} {
+		want := v*(1+2i) + e // by hand: x*(1+2i)*1 + exp((1+2i)*i)
+		if got := out[0].Complex128(i); cmplx.Abs(got-want) > 1e-5*cmplx.Abs(want) {
+			t.Errorf("element %d: %v, want %v", i, got, want)
+		}
+	}
+}
+
+func must(t *tensor.Tensor, err error) *tensor.Tensor {
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

@@ -42,7 +42,7 @@ func init() {
 		ops.OpSub:     withComplex(binary(sub[float64], sub[int64], simd.Sub), cSub),
 		ops.OpMul:     withComplex(binary(mul[float64], mul[int64], simd.Mul), cMul),
 		ops.OpDiv:     withComplex(binary(div, scalar.FloorDivInt, simd.Div), cDiv),
-		ops.OpPow:     binary(math.Pow, scalar.PowInt),
+		ops.OpPow:     withComplex(binary(math.Pow, scalar.PowInt), cPow),
 		ops.OpMaximum: binary(maxOf[float64], maxOf[int64], simd.Max),
 		ops.OpMinimum: binary(minOf[float64], minOf[int64], simd.Min),
 
@@ -89,7 +89,7 @@ func init() {
 		ops.OpLog10:      unary(math.Log10, nil),
 		ops.OpExp2:       unary(math.Exp2, nil),
 		ops.OpRsqrt:      unary(rsqrt, nil),
-		ops.OpReciprocal: unary(reciprocal, nil),
+		ops.OpReciprocal: withComplex(unary(reciprocal, nil), cRecip),
 		ops.OpTan:        unary(math.Tan, nil),
 		ops.OpAsin:       unary(math.Asin, nil),
 		ops.OpAcos:       unary(math.Acos, nil),

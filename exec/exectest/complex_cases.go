@@ -53,7 +53,7 @@ func complexCases() []Case {
 		for _, op := range []struct {
 			name string
 			f    func(a, b *graph.Node) *graph.Node
-		}{{"Add", ops.Add}, {"Sub", ops.Sub}, {"Mul", ops.Mul}, {"Div", ops.Div}} {
+		}{{"Add", ops.Add}, {"Sub", ops.Sub}, {"Mul", ops.Mul}, {"Div", ops.Div}, {"Pow", ops.Pow}} {
 			op := op
 			for _, sh := range shapePairs[:2] {
 				sh := sh
@@ -68,7 +68,7 @@ func complexCases() []Case {
 			name string
 			f    func(x *graph.Node) *graph.Node
 		}{{"Neg", ops.Neg}, {"Abs", ops.Abs}, {"Exp", ops.Exp}, {"Log", ops.Log}, {"Sqrt", ops.Sqrt},
-			{"Conj", ops.Conj}, {"Real", ops.Real}, {"Imag", ops.Imag}, {"Angle", ops.Angle}, {"StopGradient", ops.StopGradient}} {
+			{"Conj", ops.Conj}, {"Real", ops.Real}, {"Imag", ops.Imag}, {"Angle", ops.Angle}, {"StopGradient", ops.StopGradient}, {"Reciprocal", ops.Reciprocal}} {
 			op := op
 			add(fmt.Sprintf("complex/%s/%s", op.name, s), func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
 				ns, feeds := Inputs(g, RandComplex(dt, tensor.Shape{3, 5}, -2, 2, 3))
