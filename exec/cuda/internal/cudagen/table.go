@@ -38,7 +38,7 @@ func rows() []row {
 		{ops.OpDiv, ew(expr{floats: "$0 / $1", ints: "loom_div_$s($0, $1)", complexes: "loom_div_$s($0, $1)"})},
 		// Float powers in double, rounded once (as math.Pow); integer
 		// powers by squaring.
-		{ops.OpPow, helper("loom_pow")},
+		{ops.OpPow, ew(expr{floats: "loom_pow_$s($*)", ints: "loom_pow_$s($*)", complexes: "loom_pow_$s($*)"})},
 		// Float Maximum and Minimum propagate NaN and order -0 < +0.
 		{ops.OpMaximum, ew(expr{floats: "loom_max_$s($0, $1)", ints: "($0 > $1 ? $0 : $1)"})},
 		{ops.OpMinimum, ew(expr{floats: "loom_min_$s($0, $1)", ints: "($0 < $1 ? $0 : $1)"})},
@@ -77,7 +77,7 @@ func rows() []row {
 		{ops.OpLog10, mathFn("log10")},
 		{ops.OpExp2, mathFn("exp2")},
 		{ops.OpRsqrt, ew(expr{floats: "($T)1 / sqrt$f($0)"})}, // not rsqrt: the CPU divides, rounded twice
-		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0"})},
+		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0", complexes: "loom_reciprocal_$s($0)"})},
 		{ops.OpTan, mathFn("tan")},
 		{ops.OpAsin, mathFn("asin")},
 		{ops.OpAcos, mathFn("acos")},
