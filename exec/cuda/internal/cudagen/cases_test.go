@@ -81,6 +81,50 @@ func extraCases() []exectest.Case {
 				func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
 		}
 	}
+	// Complex special values (zeros of both signs, infinities, NaN, huge
+	// and tiny parts) through the prelude's arithmetic, against the CPU
+	// (Go's complex arithmetic) bit for bit: products, Smith's division
+	// with Annex G's recovery, parts, comparisons and every cast; and the
+	// functions (the C library against Go's math) to the tolerance.
+	cparts := []float64{0, negZ, 1, -2.5, 1e-310, 3e300, -7e307, inf, -inf, nan}
+	var zs []complex128
+	for _, re := range cparts {
+		for _, im := range cparts {
+			zs = append(zs, complex(re, im))
+		}
+	}
+	ws := make([]complex128, len(zs)) // zs against different partners
+	for i := range zs {
+		ws[i] = zs[(i*37+11)%len(zs)]
+	}
+	for _, dt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
+		z, w := exectest.ComplexTensor(dt, zs, len(zs)), exectest.ComplexTensor(dt, ws, len(ws))
+		cs = append(cs, oneCase("exact/complex/arith/"+dt.Short(), []*tensor.Tensor{z, w}, func(ns []*graph.Node) []*graph.Node {
+			a, b := ns[0], ns[1]
+			return []*graph.Node{ops.Mul(a, b), ops.Div(a, b), ops.Div(b, a), ops.Add(a, b), ops.Sub(a, b), ops.Neg(a),
+				ops.Conj(a), ops.Real(a), ops.Imag(a), ops.Equal(a, b), ops.NotEqual(a, a), ops.Complex(ops.Imag(a), ops.Real(b))}
+		}))
+		for _, to := range all {
+			if to != dt && castAdmits(dt, to) {
+				cs = append(cs, oneCase(fmt.Sprintf("exact/Cast/%s-%s", dt.Short(), to.Short()), []*tensor.Tensor{z},
+					func(ns []*graph.Node) []*graph.Node { return []*graph.Node{ops.Cast(ns[0], to)} }))
+			}
+		}
+		// (Without the subnormal part: Go's math.Log (amd64) and
+		// cmplx.Sqrt lose precision there, where the device is right; the
+		// prelude's test checks those against Python.)
+		var normal []complex128
+		for _, v := range zs {
+			if math.Abs(real(v)) != 1e-310 && math.Abs(imag(v)) != 1e-310 {
+				normal = append(normal, v)
+			}
+		}
+		zn := exectest.ComplexTensor(dt, normal, len(normal))
+		cs = append(cs, oneCase("complex/funcs/"+dt.Short(), []*tensor.Tensor{zn}, func(ns []*graph.Node) []*graph.Node {
+			a := ns[0]
+			return []*graph.Node{ops.Exp(a), ops.Log(a), ops.Sqrt(a), ops.Abs(a), ops.Angle(a)}
+		}))
+	}
 	// Shifts and bitwise ops of every integer dtype, with counts in and
 	// outside [0, width) (negative ones included), against the CPU exactly.
 	for _, dt := range []tensor.DType{tensor.Int8, tensor.Int16, tensor.Int32, tensor.Int64, tensor.Uint8} {
@@ -183,6 +227,27 @@ func extraCases() []exectest.Case {
 					ops.ArgMax(ns[0], s.axes...), ops.ArgMin(ns[0], s.axes...)}
 			}))
 		}
+	}
+	// Complex sums and products (accumulated in complex128) in each
+	// strategy: complex64 in the short, two-pass and alternating shapes,
+	// complex128 in the others; products over short extents (values near
+	// the unit circle, so that they neither vanish nor overflow).
+	for si, s := range shapes {
+		dt := tensor.Complex128
+		if si%2 == 0 {
+			dt = tensor.Complex64
+		}
+		x := exectest.RandComplex(dt, s.shape, -1, 1, uint64(300+si))
+		cs = append(cs, oneCase(fmt.Sprintf("Reduce/%v%v/%s", s.shape, s.axes, dt.Short()), []*tensor.Tensor{x}, func(ns []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Sum(ns[0], s.axes...), ops.Mean(ns[0], s.axes...)}
+		}))
+	}
+	for _, dt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
+		z := exectest.RandComplex(dt, tensor.Shape{40, 12}, -1, 1, 400)
+		cs = append(cs, oneCase("Reduce-prod/"+dt.Short(), []*tensor.Tensor{z}, func(ns []*graph.Node) []*graph.Node {
+			unit := ops.Div(ns[0], ops.Cast(ops.Abs(ns[0]), dt))
+			return []*graph.Node{ops.Prod(unit, 1), ops.Prod(unit, 0), ops.Prod(ops.Slice(ns[0], ops.R(0, 4)), 1)}
+		}))
 	}
 	// Integer sums wrap.
 	big := exectest.Rand(tensor.Int32, tensor.Shape{3, 50}, 1e9, 2e9, 7)

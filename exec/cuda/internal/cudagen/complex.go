@@ -20,7 +20,8 @@ import (
 // (complex64 in double, rounded once; no fused multiply-add, which the
 // backend's --fmad=false forbids anyway), division by Smith's method with
 // C99 Annex G's recovery of infinities and zeros when both parts come out
-// NaN, and Exp, Log, Sqrt, Abs and Angle with math/cmplx's special values.
+// NaN, and Exp, Log, Sqrt, Abs, Angle and Pow with math/cmplx's special
+// values.
 // complex64's functions compute in complex128 and round once, as the
 // prelude's float32 helpers compute in double.
 
@@ -177,12 +178,43 @@ __device__ __forceinline__ loom_c128 loom_sqrt_c128(loom_c128 z)
     return loom_complex_f64(s * u, copysign(s * t, b));
 }
 
+// 1/z, as 1 + 0i divided by z.
+__device__ __forceinline__ loom_c128 loom_reciprocal_c128(loom_c128 z) { return loom_div_c128(loom_complex_f64(1.0, 0.0), z); }
+
+// The principal value of x^y = e^(y log x), in polar form: |x|^re(y)
+// e^(-im(y) arg x) at the angle re(y) arg x + im(y) log|x|. x = 0 as
+// math/cmplx.Pow: 1 for re(y) = 0, 0 for re(y) > 0, inf (real y) or
+// inf + i inf for re(y) < 0, NaN for a NaN y (and, where Go panics, a
+// NaN re(y) with an infinite im(y)).
+__device__ __forceinline__ loom_c128 loom_pow_c128(loom_c128 x, loom_c128 y)
+{
+    const double inf = loom_inf_f64();
+    if (x.re == 0.0 && x.im == 0.0) {
+        // A NaN y (a NaN part, neither part infinite) gives NaN; then
+        // the sign of re(y) decides.
+        if ((y.re != y.re || y.im != y.im) && fabs(y.re) != inf && fabs(y.im) != inf) return loom_complex_f64(loom_nan_f64(), loom_nan_f64());
+        if (y.re == 0.0) return loom_complex_f64(1.0, 0.0);
+        if (y.re > 0.0) return loom_complex_f64(0.0, 0.0);
+        if (y.re < 0.0) return y.im == 0.0 ? loom_complex_f64(inf, 0.0) : loom_complex_f64(inf, inf);
+        return loom_complex_f64(loom_nan_f64(), loom_nan_f64());
+    }
+    double m = loom_abs_c128(x), a = loom_angle_c128(x);
+    double r = pow(m, y.re), t = y.re * a;
+    if (y.im != 0.0) {
+        r *= exp(-y.im * a);
+        t += y.im * log(m);
+    }
+    return loom_complex_f64(r * cos(t), r * sin(t));
+}
+
 __device__ __forceinline__ loom_c64 loom_div_c64(loom_c64 x, loom_c64 y) { return loom_c128_to_c64(loom_div_c128(loom_c64_to_c128(x), loom_c64_to_c128(y))); }
 __device__ __forceinline__ float loom_abs_c64(loom_c64 z) { return (float)loom_abs_c128(loom_c64_to_c128(z)); }
 __device__ __forceinline__ float loom_angle_c64(loom_c64 z) { return (float)loom_angle_c128(loom_c64_to_c128(z)); }
 __device__ __forceinline__ loom_c64 loom_exp_c64(loom_c64 z) { return loom_c128_to_c64(loom_exp_c128(loom_c64_to_c128(z))); }
 __device__ __forceinline__ loom_c64 loom_log_c64(loom_c64 z) { return loom_c128_to_c64(loom_log_c128(loom_c64_to_c128(z))); }
 __device__ __forceinline__ loom_c64 loom_sqrt_c64(loom_c64 z) { return loom_c128_to_c64(loom_sqrt_c128(loom_c64_to_c128(z))); }
+__device__ __forceinline__ loom_c64 loom_reciprocal_c64(loom_c64 z) { return loom_c128_to_c64(loom_reciprocal_c128(loom_c64_to_c128(z))); }
+__device__ __forceinline__ loom_c64 loom_pow_c64(loom_c64 x, loom_c64 y) { return loom_c128_to_c64(loom_pow_c128(loom_c64_to_c128(x), loom_c64_to_c128(y))); }
 `
 
 // complexCast converts x between dtypes from and to, one of them complex,

@@ -476,14 +476,14 @@ func TestSupports(t *testing.T) {
 		err := Supports(n)
 		switch {
 		case n.Op() == ops.OpMatMul:
-			// cuBLAS runs float32 and float64 (exec/cuda), nothing is
-			// generated.
+			// cuBLAS runs float32, float64, complex64 and complex128
+			// (exec/cuda), nothing is generated.
 			if lib := LibraryOf(n); lib != GEMM {
 				t.Errorf("LibraryOf(%s) = %v, want GEMM", describe(n), lib)
 			}
-			f := n.DType() == tensor.Float32 || n.DType() == tensor.Float64
+			f := n.DType() == tensor.Float32 || n.DType() == tensor.Float64 || n.DType().IsComplex()
 			if f != (err == nil) || (err != nil && (!errors.Is(err, loomexec.ErrUnsupported) || !strings.Contains(err.Error(), "MatMul"))) {
-				t.Errorf("Supports(%s) = %v, want nil for float32 and float64, else an ErrUnsupported naming MatMul", describe(n), err)
+				t.Errorf("Supports(%s) = %v, want nil for float32, float64 and complex, else an ErrUnsupported naming MatMul", describe(n), err)
 			}
 			if _, err := Generate(n, h100); err == nil || !strings.Contains(err.Error(), "cuBLAS") {
 				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)

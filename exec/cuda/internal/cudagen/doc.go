@@ -6,7 +6,7 @@
 //
 // Every op has one row in the op-to-code table (table.go). An elementwise
 // op's row is a C-expression template with a variant per dtype class
-// (bool, integer, float, storage) where semantics differ; the dtypes of a
+// (bool, integer, float, storage, complex) where semantics differ; the dtypes of a
 // class differ only through the C type mapping (types.go), so tanh renders
 // tanhf(x) for float32 and tanh(x) for float64. The same expression serves
 // the op alone, in fused groups and before a fused reduction. Every other
@@ -31,6 +31,16 @@
 // float32 with rounding to nearest even, Maximum, Minimum, Max, Min and
 // the arg reductions propagate NaN (ties go to the first index), and
 // float sums accumulate in double (and products and scans).
+//
+// Complex numbers (complex.go) are the prelude's loom_c64 and loom_c128,
+// structs of two floats or doubles aligned as cuFloatComplex and
+// cuDoubleComplex, with operators, so that the float templates of
+// arithmetic, Where and the reductions serve them; Div, Exp, Log, Sqrt,
+// Abs and Angle are prelude helpers with Go's semantics (complex64
+// computed in complex128 and rounded once, products as Go's), complex
+// Sum and Prod accumulate in complex128 (alone and ending a fused group),
+// movement copies complex128 as 16-byte loom_b128, and MatMul runs on
+// cuBLAS's Cgemm and Zgemm.
 //
 // Kernel shapes (block = 256 threads, or the device's limit):
 //

@@ -6,6 +6,7 @@ import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
 )
 
 // The indexing ops (ops/index.go). Every index is checked where it is
@@ -134,7 +135,11 @@ func (g *gen) indexing(n *graph.Node) {
 		if op == ops.OpTakeAlongAxis {
 			read, prefix = "in1[i]", "take_along"
 		}
-		wrapIdx(&c, dm.d, read, "out[i] = 0; continue;")
+		zero := "0" // (a literal 0 converts to every integer bits type)
+		if ct == bitsType(tensor.Complex128) {
+			zero = zeroOf(ct)
+		}
+		wrapIdx(&c, dm.d, read, "out[i] = "+zero+"; continue;")
 		c.line("out[i] = in0[(o * %s + v) * %s + k];", ll(dm.d), ll(dm.inner))
 		c.line("}")
 		fn := g.function(prefix, "const "+ct+"* __restrict__ in0, const "+dm.idxType+"* __restrict__ in1, "+ct+"* __restrict__ out, long long* __restrict__ st", c.String())

@@ -38,7 +38,7 @@ func rows() []row {
 		{ops.OpDiv, ew(expr{floats: "$0 / $1", ints: "loom_div_$s($0, $1)", complexes: "loom_div_$s($0, $1)"})},
 		// Float powers in double, rounded once (as math.Pow); integer
 		// powers by squaring.
-		{ops.OpPow, helper("loom_pow")},
+		{ops.OpPow, ew(expr{floats: "loom_pow_$s($*)", ints: "loom_pow_$s($*)", complexes: "loom_pow_$s($*)"})},
 		// Float Maximum and Minimum propagate NaN and order -0 < +0.
 		{ops.OpMaximum, ew(expr{floats: "loom_max_$s($0, $1)", ints: "($0 > $1 ? $0 : $1)"})},
 		{ops.OpMinimum, ew(expr{floats: "loom_min_$s($0, $1)", ints: "($0 < $1 ? $0 : $1)"})},
@@ -77,7 +77,7 @@ func rows() []row {
 		{ops.OpLog10, mathFn("log10")},
 		{ops.OpExp2, mathFn("exp2")},
 		{ops.OpRsqrt, ew(expr{floats: "($T)1 / sqrt$f($0)"})}, // not rsqrt: the CPU divides, rounded twice
-		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0"})},
+		{ops.OpReciprocal, ew(expr{floats: "($T)1 / $0", complexes: "loom_reciprocal_$s($0)"})},
 		{ops.OpTan, mathFn("tan")},
 		{ops.OpAsin, mathFn("asin")},
 		{ops.OpAcos, mathFn("acos")},
@@ -125,6 +125,14 @@ func rows() []row {
 		{ops.OpWhere, ew(expr{key: 1, bools: where, ints: where, floats: where, complexes: where})},
 		{ops.OpStopGradient, ew(expr{bools: "$0", ints: "$0", floats: "$0", storage: "$0", complexes: "$0"})},
 		{ops.OpCast, ew(expr{cast: true})}, // castExpr (types.go), for every pair of dtypes
+
+		// The complex numbers' own ops (ops/complex.go): the parts of
+		// the prelude's structs, its helpers (complex.go).
+		{ops.OpComplex, ew(expr{floats: "loom_complex_$s($0, $1)"})},
+		{ops.OpReal, ew(expr{complexes: "$0.re"})},
+		{ops.OpImag, ew(expr{complexes: "$0.im"})},
+		{ops.OpConj, ew(expr{complexes: "loom_conj_$s($0)"})},
+		{ops.OpAngle, ew(expr{complexes: "loom_angle_$s($0)"})},
 
 		// Reductions, alone (reduce.go) and ending a fused group.
 		{ops.OpSum, reduce(reduction{sum: true})},
@@ -451,10 +459,11 @@ func checkFused(n *graph.Node) error {
 	if p.reduce == nil {
 		return nil
 	}
-	if _, err := reductionOf(p.reduce.Op); err != nil {
+	r, err := reductionOf(p.reduce.Op)
+	if err != nil {
 		return err
 	}
-	return reduceSupported(p.outDType())
+	return reduceSupportedBy(r, p.outDType())
 }
 
 // reduce is the row of a reduction op.
