@@ -197,7 +197,7 @@ func init() {
 			}
 			return x[2]
 		}})
-	OpCast = define(&opdef.Def{Name: "Cast", Doc: "conversion to another dtype: truncating and saturating to integers, NaN to 0, x != 0 to bool; complex to real keeps the real part", Arity: 1, Kind: opdef.Elementwise,
+	OpCast = define(&opdef.Def{Name: "Cast", Doc: "conversion to another dtype: truncating and saturating to integers, NaN to 0, x != 0 to bool (complex: either part); complex to a number keeps the real part", Arity: 1, Kind: opdef.Elementwise,
 		DType: dtCast, Shape: shCast, Ref: refCast,
 		Grad: unaryGrad(func(n, x, g *graph.Node) *graph.Node { return Cast(g, x.DType()) })})
 	OpStopGradient = define(&opdef.Def{Name: "StopGradient", Doc: "x; no gradient flows through it", Arity: 1, Kind: opdef.Elementwise, DType: sameDType(anyType), Shape: shSame,
@@ -243,9 +243,10 @@ func shCast(in []tensor.Shape, attr graph.Attr) (tensor.Shape, error) {
 
 // refCast converts as the backends do: floats to integers truncate toward
 // zero and saturate at the target's range (NaN gives 0), integers to
-// narrower integers wrap, anything to bool is x != 0, bools are 0 or 1; a
-// complex number converts its real part (the imaginary part is dropped,
-// as NumPy does with a ComplexWarning), a real number to complex is x+0i.
+// narrower integers wrap, anything to bool is x != 0 (a complex x: either
+// part non-zero), bools are 0 or 1; a complex number to another real dtype
+// converts its real part (the imaginary part is dropped, as NumPy does with
+// a ComplexWarning), a real number to complex is x+0i.
 func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 	x, to := in[0], n.DType()
 	out := opdef.NewValue(to, x.Shape)
@@ -253,6 +254,8 @@ func refCast(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		switch {
 		case to.IsComplex():
 			out.C[p] = x.Complex(p) // rounds in Round
+		case to == tensor.Bool && x.DType.IsComplex():
+			out.F[p] = opdef.Bool(x.Complex(p) != 0)
 		case to == tensor.Bool:
 			out.F[p] = opdef.Bool(x.Float(p) != 0)
 		case to.IsInt() && x.DType.IsInt():
@@ -382,9 +385,11 @@ func Where(cond, a, b *graph.Node) *graph.Node {
 }
 
 // Cast converts x to dtype dt: floats to integers truncate toward zero and
-// saturate (NaN gives 0); anything to Bool is x != 0; Bool to numbers is
-// 0 or 1; a real number to complex is x+0i; complex to a real dtype keeps
-// the real part and drops the imaginary part (as NumPy's astype, which
+// saturate (NaN gives 0); anything to Bool is x != 0 (a complex x is true
+// when either part is non-zero, as NumPy's astype and Python's bool;
+// PyTorch 1.13 looks at the real part only); Bool to numbers is
+// 0 or 1; a real number to complex is x+0i; complex to any other real dtype
+// keeps the real part and drops the imaginary part (as NumPy's astype, which
 // warns), then converts it as from float (use Abs, Real or Imag to say
 // which real number is meant). Casting to x's own dtype returns x.
 func Cast(x *graph.Node, dt tensor.DType) *graph.Node {

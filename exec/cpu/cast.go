@@ -126,7 +126,8 @@ func halfEncoder(dt tensor.DType) func(float32) uint16 {
 // complex rounds each part; a real source becomes the real part (cast to
 // the parts' type as a real Cast does) with a zero imaginary part; a
 // complex source gives its real part, then cast as from the parts' type
-// (NumPy's rule, which warns; loom documents it at ops.Cast).
+// (NumPy's rule, which warns; loom documents it at ops.Cast), but for bool,
+// which is z != 0 (either part non-zero).
 func castComplex(from, to tensor.DType) func(d, s []byte) {
 	switch {
 	case from == tensor.Complex64 && to == tensor.Complex128:
@@ -142,6 +143,12 @@ func castComplex(from, to tensor.DType) func(d, s []byte) {
 			return func(d, s []byte) { toComplex[float32](d, s, part) }
 		}
 		return func(d, s []byte) { toComplex[float64](d, s, part) }
+	}
+	if to == tensor.Bool { // z != 0: either part non-zero, as NumPy
+		if from == tensor.Complex64 {
+			return func(d, s []byte) { complexNonZero(d, as[float32](s)) }
+		}
+		return func(d, s []byte) { complexNonZero(d, as[float64](s)) }
 	}
 	part := castFunc(from.RealDType(), to) // complex to real: the real part
 	if part == nil {
@@ -186,5 +193,16 @@ func fromComplex[P float](d, s []byte, part func(d, s []byte), dsz int) {
 			buf[k] = in[2*(i+k)]
 		}
 		part(d[i*dsz:(i+m)*dsz], asBytes(buf[:m]))
+	}
+}
+
+// complexNonZero writes into the bools d whether each complex element of
+// the interleaved parts s is non-zero (NaN parts count as non-zero).
+func complexNonZero[P float](d []byte, s []P) {
+	for i := range d {
+		d[i] = 0
+		if s[2*i] != 0 || s[2*i+1] != 0 {
+			d[i] = 1
+		}
 	}
 }

@@ -189,5 +189,17 @@ func complexCases() []Case {
 			Tensor(tensor.Float64, []float64{1, 5, 2, 0}),
 			ComplexTensor(tensor.Complex128, []complex128{0.36787944117144233, -13.128783081462158 - 15.200784463067956i, complex(0.1353352832366127, -1.353352832366127e-301), 1}),
 		}})
+	// Complex to bool is z != 0, either part: NumPy 1.24's z.astype(bool)
+	// of [0, 1j, 1, -0j, nan, -2.5-0.5j] gives [False, True, True, False,
+	// True, True]. (PyTorch 1.13's z.to(torch.bool) gives False for 1j: it
+	// drops the imaginary part with a warning, as for any real dtype; loom
+	// follows NumPy and the truth value of a Python complex.)
+	zb := ComplexTensor(tensor.Complex64, []complex128{0, 1i, 1, complex(0, math.Copysign(0, -1)), complex(math.NaN(), 0), -2.5 - 0.5i})
+	cs = append(cs, Case{Name: "complex/golden/CastBool", Source: "NumPy 1.24: z.astype(bool)",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			ns, feeds := Inputs(g, zb)
+			return []*graph.Node{ops.Cast(ns[0], tensor.Bool), ops.Cast(ops.Cast(ns[0], tensor.Complex128), tensor.Bool)}, feeds
+		},
+		Want: []*tensor.Tensor{Tensor(tensor.Bool, []float64{0, 1, 1, 0, 1, 1}), Tensor(tensor.Bool, []float64{0, 1, 1, 0, 1, 1})}})
 	return cs
 }

@@ -232,5 +232,8 @@ func complexCast(from, to tensor.DType, x string) string {
 		part := to.RealDType()
 		return "loom_complex_" + cInfos[part].sfx + "(" + castExpr(from, part, x) + ", " + zeroOf(cType(part)) + ")"
 	}
+	if to == tensor.Bool { // z != 0: either part non-zero, as NumPy
+		return "(unsigned char)(loom_c128_of(" + x + ") != loom_complex_f64(0.0, 0.0))"
+	}
 	return castExpr(from.RealDType(), to, "("+x+").re")
 }
