@@ -180,19 +180,26 @@ func c2cKernel[C complex64 | complex128](s tensor.Shape, a opdef.FFTAttr, plan f
 	}}
 }
 
+// complexPasses returns the passes and plans of the complex transforms
+// along axes of an array of shape s, and the largest work length of any of
+// them and of wl (a real pass's).
+func complexPasses[C complex64 | complex128](s tensor.Shape, axes []int, plan func(int) cplxPlan[C], wl int) ([]fftPass, []cplxPlan[C], int) {
+	var passes []fftPass
+	var plans []cplxPlan[C]
+	for _, ax := range axes {
+		p := passOf(s, ax)
+		pl := plan(s[ax])
+		passes, plans = append(passes, p), append(plans, pl)
+		wl = max(wl, pl.AxisWorkLen(p.inner))
+	}
+	return passes, plans, wl
+}
+
 func r2cKernel[C complex64 | complex128, R float32 | float64](s, ys tensor.Shape, a opdef.FFTAttr, plan func(int) cplxPlan[C], rplan func(int) realPlan[C, R], sc C, s64 float64) *kernel {
 	ra := a.Axes[len(a.Axes)-1]
 	rp := passOf(s, ra)
 	rpl := rplan(s[ra])
-	wl := rpl.AxisWorkLen(rp.inner)
-	var passes []fftPass
-	var plans []cplxPlan[C]
-	for _, ax := range a.Axes[:len(a.Axes)-1] {
-		p := passOf(ys, ax)
-		pl := plan(ys[ax])
-		passes, plans = append(passes, p), append(plans, pl)
-		wl = max(wl, pl.AxisWorkLen(p.inner))
-	}
+	passes, plans, wl := complexPasses(ys, a.Axes[:len(a.Axes)-1], plan, rpl.AxisWorkLen(rp.inner))
 	return &kernel{bind: func(ar *args) func() {
 		work := fftWork[C](ar.Threads(), wl)
 		loops := []passLoop{bindPass(ar, rp, func(lo, hi, part int) {
@@ -220,15 +227,7 @@ func c2rKernel[C complex64 | complex128, R float32 | float64](s, ys tensor.Shape
 	ra := a.Axes[len(a.Axes)-1]
 	rp := passOf(ys, ra)
 	rpl := rplan(ys[ra])
-	wl := rpl.AxisWorkLen(rp.inner)
-	var passes []fftPass
-	var plans []cplxPlan[C]
-	for _, ax := range a.Axes[:len(a.Axes)-1] {
-		p := passOf(s, ax)
-		pl := plan(s[ax])
-		passes, plans = append(passes, p), append(plans, pl)
-		wl = max(wl, pl.AxisWorkLen(p.inner))
-	}
+	passes, plans, wl := complexPasses(s, a.Axes[:len(a.Axes)-1], plan, rpl.AxisWorkLen(rp.inner))
 	var z C
 	k := &kernel{}
 	if len(passes) > 0 {

@@ -89,52 +89,16 @@ func (c fftCase) build(g *graph.Graph, cdt tensor.DType) (*graph.Node, exec.Feed
 
 // TestFFTMatchesReference runs the transforms on the device (the
 // emulator's cuFFT without a GPU) against the float64 references of the
-// declarations (exectest.Eval).
+// declarations.
 func TestFFTMatchesReference(t *testing.T) {
 	b := open(t)
 	defer b.Close()
-	for _, dt := range []tensor.DType{tensor.Complex64, tensor.Complex128} {
-		// One program of every case per dtype: one compilation of the
-		// helper kernels (the emulator's is the host C++ compiler).
-		g := graph.New()
-		feeds := exec.Feeds{}
-		var outs []*graph.Node
-		cs := fftCases()
-		for _, c := range cs {
-			out, f := c.build(g, dt)
-			outs = append(outs, out)
-			for k, v := range f {
-				feeds[k] = v
-			}
-		}
-		if err := g.Err(); err != nil {
-			t.Fatal(err)
-		}
-		want, err := exectest.Eval(outs, feeds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := exec.Compile(b, outs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tol := 1e-9
-		if dt == tensor.Complex64 {
-			tol = 1e-4
-		}
-		for run := range 2 { // twice: the plans and work area are reused
-			got, err := p.Run(context.Background(), feeds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range cs {
-				if err := exectest.Compare(got[i], want[i], tol); err != nil {
-					t.Errorf("%v %v, run %d: %v", c, dt, run, err)
-				}
-			}
-		}
-		p.Close()
+	var cs []refCase
+	for _, c := range fftCases() {
+		cs = append(cs, refCase{c.String(), c.build})
 	}
+	checkAgainstReference(t, b, tensor.Complex128, 1e-9, cs)
+	checkAgainstReference(t, b, tensor.Complex64, 1e-4, cs)
 }
 
 // TestFFTRunAllocations: transforms with and without transposes allocate

@@ -41,13 +41,7 @@ func spdTensor(dt tensor.DType, batch, n int, seed uint64) *tensor.Tensor {
 	return exectest.Tensor(dt, v, batch, n, n)
 }
 
-// linalgCase is one op application with its feeds.
-type linalgCase struct {
-	name  string
-	build func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds)
-}
-
-func linalgCases() []linalgCase {
+func refCases() []refCase {
 	in := func(g *graph.Graph, t *tensor.Tensor) (*graph.Node, exec.Feeds) {
 		x := g.Input(fmt.Sprintf("x%d", g.Len()), t.DType(), t.Shape()...)
 		return x, exec.Feeds{x: t}
@@ -55,14 +49,14 @@ func linalgCases() []linalgCase {
 	rnd := func(dt tensor.DType, seed uint64, shape ...int) *tensor.Tensor {
 		return exectest.Rand(dt, tensor.Shape(shape), -1, 1, seed)
 	}
-	unary := func(name string, op graph.Op, mk func(dt tensor.DType) *tensor.Tensor) linalgCase {
-		return linalgCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
+	unary := func(name string, op graph.Op, mk func(dt tensor.DType) *tensor.Tensor) refCase {
+		return refCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
 			x, f := in(g, mk(dt))
 			return ops.Apply(op, nil, x), f
 		}}
 	}
-	binary := func(name string, op graph.Op, attr graph.Attr, a, b func(dt tensor.DType) *tensor.Tensor) linalgCase {
-		return linalgCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
+	binary := func(name string, op graph.Op, attr graph.Attr, a, b func(dt tensor.DType) *tensor.Tensor) refCase {
+		return refCase{name, func(g *graph.Graph, dt tensor.DType) (*graph.Node, exec.Feeds) {
 			x, f := in(g, a(dt))
 			y, f2 := in(g, b(dt))
 			for k, v := range f2 {
@@ -88,7 +82,7 @@ func linalgCases() []linalgCase {
 	r := func(seed uint64, shape ...int) func(dt tensor.DType) *tensor.Tensor {
 		return func(dt tensor.DType) *tensor.Tensor { return rnd(dt, seed, shape...) }
 	}
-	cs := []linalgCase{
+	cs := []refCase{
 		// Batches of small matrices take the batched factorisations, the
 		// others a call per matrix.
 		unary("Cholesky 3x5x5", ops.OpCholesky, func(dt tensor.DType) *tensor.Tensor { return spdTensor(dt, 3, 5, 1) }),
@@ -128,52 +122,12 @@ func linalgCases() []linalgCase {
 
 // TestLinalgMatchesReference runs each linear-algebra op on the device
 // (the emulator's cuSOLVER without a GPU) and compares it with the
-// float64 references of the declarations (exectest.Eval).
+// float64 references of the declarations.
 func TestLinalgMatchesReference(t *testing.T) {
 	b := open(t)
 	defer b.Close()
-	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
-		// One program of every case per dtype: one compilation of the
-		// helper kernels (the emulator's is the host C++ compiler).
-		g := graph.New()
-		feeds := exec.Feeds{}
-		var outs []*graph.Node
-		cs := linalgCases()
-		for _, c := range cs {
-			out, f := c.build(g, dt)
-			outs = append(outs, out)
-			for k, v := range f {
-				feeds[k] = v
-			}
-		}
-		if err := g.Err(); err != nil {
-			t.Fatal(err)
-		}
-		want, err := exectest.Eval(outs, feeds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := exec.Compile(b, outs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tol := 1e-9
-		if dt == tensor.Float32 {
-			tol = 2e-4
-		}
-		for run := range 2 { // twice: the workspaces are reused
-			got, err := p.Run(context.Background(), feeds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, c := range cs {
-				if err := exectest.Compare(got[i], want[i], tol); err != nil {
-					t.Errorf("%s %v, run %d: %v", c.name, dt, run, err)
-				}
-			}
-		}
-		p.Close()
-	}
+	checkAgainstReference(t, b, tensor.Float64, 1e-9, refCases())
+	checkAgainstReference(t, b, tensor.Float32, 2e-4, refCases())
 }
 
 // TestLinalgErrors: a matrix that is not positive definite (Cholesky) or
@@ -273,12 +227,12 @@ func TestLinalgNonFinite(t *testing.T) {
 }
 
 // TestNVRTCCompilesLinalgKernels compiles the generated helper kernels of
-// every case of linalgCases with a real NVRTC (no GPU needed): the
+// every case of refCases with a real NVRTC (no GPU needed): the
 // emulator's host compiler accepts more than CUDA C.
 func TestNVRTCCompilesLinalgKernels(t *testing.T) {
 	n := realNVRTC(t)
 	funcs := map[string]string{}
-	for _, c := range linalgCases() {
+	for _, c := range refCases() {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
 			g := graph.New()
 			out, _ := c.build(g, dt)
