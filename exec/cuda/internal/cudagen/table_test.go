@@ -80,7 +80,7 @@ func TestRender(t *testing.T) {
 		{opdef.FusedOp{Op: ops.OpCast, DType: c64}, []tensor.DType{c128}, "loom_c128_to_c64(a0)"},
 		{opdef.FusedOp{Op: ops.OpCast, DType: i32}, []tensor.DType{c64}, "loom_d2i32((double)(a0).re)"},
 		{opdef.FusedOp{Op: ops.OpCast, DType: tensor.BFloat16}, []tensor.DType{c128}, "loom_f32_to_bf16((float)(a0).re)"},
-		{opdef.FusedOp{Op: ops.OpCast, DType: b}, []tensor.DType{c64}, "(unsigned char)((a0).re != 0)"},
+		{opdef.FusedOp{Op: ops.OpCast, DType: b}, []tensor.DType{c64}, "(unsigned char)(loom_c128_of(a0) != loom_complex_f64(0.0, 0.0))"},
 		// Complex numbers are not ordered.
 		{opdef.FusedOp{Op: ops.OpLess, DType: b}, []tensor.DType{c64, c64}, ""},
 		{opdef.FusedOp{Op: ops.OpMaximum, DType: c64}, []tensor.DType{c64, c64}, ""},
