@@ -143,33 +143,32 @@ func ints(fn string, vals ...int) (out [7]int32, err error) {
 	return out, nil
 }
 
+// gemmV2 calls a cublas?gemm_v2 (fn, named name) with the scalars alpha
+// and beta stored in the handle's slots as and bs (host memory that
+// outlives the call, written under the lock), without allocating.
+func gemmV2[T float32 | float64 | complex64 | complex128](b *CUBLAS, name string, fn uintptr, as, bs *T, h Handle, transA, transB bool, m, n, k int, alpha T, A DevicePtr, lda int, B DevicePtr, ldb int, beta T, C DevicePtr, ldc int) error {
+	v, err := ints(name, m, n, k, lda, ldb, ldc)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	*as, *bs = alpha, beta
+	return b.call(fn, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
+		uintptr(unsafe.Pointer(as)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(bs)), uintptr(C), uintptr(v[5]))
+}
+
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C in float32 with cuBLAS's
 // column-major layout: op(A) is m×k, op(B) is k×n, C is m×n, and
 // op(X) is Xᵀ when transX is true (CUBLAS_OP_T), X otherwise (CUBLAS_OP_N).
 // alpha and beta are passed as host pointers: cublasSgemm_v2.
 func (b *CUBLAS) Sgemm(h Handle, transA, transB bool, m, n, k int, alpha float32, A DevicePtr, lda int, B DevicePtr, ldb int, beta float32, C DevicePtr, ldc int) error {
-	v, err := ints("Sgemm", m, n, k, lda, ldb, ldc)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.scal.a32, b.scal.b32 = alpha, beta
-	return b.call(b.hot.cublasSgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
-		uintptr(unsafe.Pointer(&b.scal.a32)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.b32)), uintptr(C), uintptr(v[5]))
+	return gemmV2(b, "Sgemm", b.hot.cublasSgemm_v2, &b.scal.a32, &b.scal.b32, h, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
 }
 
 // Dgemm is Sgemm in float64: cublasDgemm_v2.
 func (b *CUBLAS) Dgemm(h Handle, transA, transB bool, m, n, k int, alpha float64, A DevicePtr, lda int, B DevicePtr, ldb int, beta float64, C DevicePtr, ldc int) error {
-	v, err := ints("Dgemm", m, n, k, lda, ldb, ldc)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.scal.a64, b.scal.b64 = alpha, beta
-	return b.call(b.hot.cublasDgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
-		uintptr(unsafe.Pointer(&b.scal.a64)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.b64)), uintptr(C), uintptr(v[5]))
+	return gemmV2(b, "Dgemm", b.hot.cublasDgemm_v2, &b.scal.a64, &b.scal.b64, h, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
 }
 
 // SgemmStridedBatched computes batch independent Sgemm products, the i-th
@@ -199,28 +198,12 @@ func (b *CUBLAS) DgemmStridedBatched(h Handle, transA, transB bool, m, n, k int,
 // or Xᵀ (CUBLAS_OP_T); the conjugate transpose (CUBLAS_OP_C) is not
 // bound, as loom's MatMul has no use for it.
 func (b *CUBLAS) Cgemm(h Handle, transA, transB bool, m, n, k int, alpha complex64, A DevicePtr, lda int, B DevicePtr, ldb int, beta complex64, C DevicePtr, ldc int) error {
-	v, err := ints("Cgemm", m, n, k, lda, ldb, ldc)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.scal.ac64, b.scal.bc64 = alpha, beta
-	return b.call(b.hot.cublasCgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
-		uintptr(unsafe.Pointer(&b.scal.ac64)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.bc64)), uintptr(C), uintptr(v[5]))
+	return gemmV2(b, "Cgemm", b.hot.cublasCgemm_v2, &b.scal.ac64, &b.scal.bc64, h, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
 }
 
 // Zgemm is Sgemm in complex128 (cuDoubleComplex): cublasZgemm_v2.
 func (b *CUBLAS) Zgemm(h Handle, transA, transB bool, m, n, k int, alpha complex128, A DevicePtr, lda int, B DevicePtr, ldb int, beta complex128, C DevicePtr, ldc int) error {
-	v, err := ints("Zgemm", m, n, k, lda, ldb, ldc)
-	if err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.scal.ac128, b.scal.bc128 = alpha, beta
-	return b.call(b.hot.cublasZgemm_v2, uintptr(h), uintptr(op(transA)), uintptr(op(transB)), uintptr(v[0]), uintptr(v[1]), uintptr(v[2]),
-		uintptr(unsafe.Pointer(&b.scal.ac128)), uintptr(A), uintptr(v[3]), uintptr(B), uintptr(v[4]), uintptr(unsafe.Pointer(&b.scal.bc128)), uintptr(C), uintptr(v[5]))
+	return gemmV2(b, "Zgemm", b.hot.cublasZgemm_v2, &b.scal.ac128, &b.scal.bc128, h, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
 }
 
 // CgemmStridedBatched is SgemmStridedBatched in complex64:
