@@ -65,28 +65,28 @@ func init() {
 		return define(d)
 	}
 	OpCholesky = la(&opdef.Def{Name: "Cholesky", Doc: "the lower Cholesky factor L of a symmetric positive-definite matrix (A = L·Lᵀ, lower triangle read); batched",
-		Arity: 1, Shape: shSquare("Cholesky", false), Ref: refCholesky, Grad: gradCholesky,
+		Arity: 1, Shape: shSquare("Cholesky", false), Ref: nonEmpty(refCholesky), Grad: gradCholesky,
 		Cost: cubeCost(1.0 / 3)})
 	OpTriangularSolve = la(&opdef.Def{Name: "TriangularSolve", Doc: "X with op(A)·X = B for triangular A (TriangularAttr: lower or upper, transposed, unit diagonal); batch dims broadcast",
-		Arity: 2, Shape: shSolve, Ref: refTriangularSolve, Grad: gradTriangularSolve,
+		Arity: 2, Shape: shSolve, Ref: nonEmpty(refTriangularSolve), Grad: gradTriangularSolve,
 		Cost: func(n *graph.Node) float64 { return solveCost(n, 0) }})
 	OpSolve = la(&opdef.Def{Name: "Solve", Doc: "X with A·X = B (LU with partial pivoting); a singular A is a run error; batch dims broadcast",
-		Arity: 2, Shape: shSolve, Ref: refSolve, Grad: gradSolve,
+		Arity: 2, Shape: shSolve, Ref: nonEmpty(refSolve), Grad: gradSolve,
 		Cost: func(n *graph.Node) float64 { return solveCost(n, 2.0/3) }})
 	OpInv = la(&opdef.Def{Name: "Inv", Doc: "the inverse of a square matrix; a singular one is a run error; batched",
-		Arity: 1, Shape: shSquare("Inv", false), Ref: refInv, Grad: gradInv, Cost: cubeCost(2)})
+		Arity: 1, Shape: shSquare("Inv", false), Ref: nonEmpty(refInv), Grad: gradInv, Cost: cubeCost(2)})
 	OpDet = la(&opdef.Def{Name: "Det", Doc: "the determinant of a square matrix (0 when singular); batched",
 		Arity: 1, Shape: shDet(0), Ref: refDet, Grad: gradDet, Cost: cubeCost(2.0 / 3)})
 	OpSLogDet = la(&opdef.Def{Name: "SLogDet", Doc: "packed [..., 2]: the sign of the determinant and log|det| (0 and -Inf when singular); batched",
 		Arity: 1, Shape: shDet(2), Ref: refDet, Grad: gradSLogDet, Cost: cubeCost(2.0 / 3)})
 	OpQR = la(&opdef.Def{Name: "QR", Doc: "packed [..., m+k, n]: the reduced QR factorisation, Q (m×k) above R (k×n, diagonal >= 0); batched",
-		Arity: 1, Shape: shQR, Ref: refQR, Grad: gradQR, Cost: cubeCost(4.0 / 3)})
+		Arity: 1, Shape: shQR, Ref: nonEmpty(refQR), Grad: gradQR, Cost: cubeCost(4.0 / 3)})
 	OpEigh = la(&opdef.Def{Name: "Eigh", Doc: "packed [..., n+1, n]: the ascending eigenvalues above the eigenvectors (columns) of a symmetric matrix (lower triangle read); batched",
-		Arity: 1, Shape: shEigh, Ref: refEigh, Grad: gradEigh, Cost: cubeCost(9)})
+		Arity: 1, Shape: shEigh, Ref: nonEmpty(refEigh), Grad: gradEigh, Cost: cubeCost(9)})
 	OpSVD = la(&opdef.Def{Name: "SVD", Doc: "packed [..., m+1+k, n]: the reduced SVD, U (m×k), the descending singular values, Vh (k×n); batched",
-		Arity: 1, Shape: shSVD, Ref: refSVD, Grad: gradSVD, Cost: cubeCost(12)})
+		Arity: 1, Shape: shSVD, Ref: nonEmpty(refSVD), Grad: gradSVD, Cost: cubeCost(12)})
 	OpLstSq = la(&opdef.Def{Name: "LstSq", Doc: "the minimum-norm least-squares X of A·X ≈ B (SVD, NumPy's rcond); batch dims broadcast",
-		Arity: 2, Shape: shLstSq, Ref: refLstSq, Grad: gradLstSq, Cost: cubeCost(12)})
+		Arity: 2, Shape: shLstSq, Ref: nonEmpty(refLstSq), Grad: gradLstSq, Cost: cubeCost(12)})
 }
 
 // ---- rules ----

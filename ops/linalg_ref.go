@@ -65,9 +65,6 @@ func refChol(a []float64, n int) ([]float64, int) {
 }
 
 func refCholesky(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -82,9 +79,6 @@ func refCholesky(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refTriangularSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a, bv := in[0], in[1]
 	t := n.Attr().(opdef.TriangularAttr)
 	out := opdef.NewValue(n.DType(), n.Shape())
@@ -197,9 +191,6 @@ func refLUSolve(lu []float64, perm []int, n int, b []float64, ldb int, x []float
 }
 
 func refSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a, bv := in[0], in[1]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, K := matDims(out.Shape)
@@ -218,9 +209,6 @@ func refSolve(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refInv(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -371,9 +359,6 @@ func refQROf(a []float64, m, n int) (q, r []float64) {
 }
 
 func refQR(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)
@@ -479,9 +464,6 @@ func refEighOf(a []float64, n int) ([]float64, []float64) {
 }
 
 func refEigh(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	N, _ := matDims(a.Shape)
@@ -646,9 +628,6 @@ func refSVDTall(a []float64, m, n int) (u, s, vh []float64) {
 }
 
 func refSVD(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a := in[0]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)
@@ -669,9 +648,6 @@ func refSVD(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 }
 
 func refLstSq(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
-	if in[0].Len() == 0 || n.Shape().Size() == 0 {
-		return opdef.NewValue(n.DType(), n.Shape()), nil
-	}
 	a, bv := in[0], in[1]
 	out := opdef.NewValue(n.DType(), n.Shape())
 	m, c := matDims(a.Shape)
@@ -703,4 +679,16 @@ func refLstSq(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
 		}
 	}
 	return out, nil
+}
+
+// nonEmpty wraps a linear-algebra reference: an empty operand or result
+// gives the zero value of the result's shape without calling it, so the
+// references deal only with non-empty matrices.
+func nonEmpty(ref func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error)) func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+	return func(n *graph.Node, in []*opdef.Value) (*opdef.Value, error) {
+		if in[0].Len() == 0 || n.Shape().Size() == 0 {
+			return opdef.NewValue(n.DType(), n.Shape()), nil
+		}
+		return ref(n, in)
+	}
 }
