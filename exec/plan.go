@@ -56,6 +56,21 @@ type Value struct {
 	// Buffer is the value whose arena buffer this one uses: itself, its
 	// alias root, or an operand it overwrites in place (memplan).
 	Buffer int
+	// ViewOffset is where an alias's bytes start in its Alias's bytes: 0
+	// for a Reshape, the result's offset in the tuple for a TupleGet
+	// (the result of a control-flow op; internal/opdef/control.go).
+	ViewOffset int64
+}
+
+// BodyPlan is one body of a control-flow node (Cond's then and else,
+// While's cond and body, Scan's body) compiled like a program: its
+// Inputs are the body's parameters that it reads, its Outputs the body's
+// results in order; it has no Variables.
+type BodyPlan struct {
+	*Plan
+	// Params[i] is the body parameter fed to Inputs[i]: parameter j
+	// stands for operand j + ControlAttr.ParamOffset() of the node.
+	Params []int
 }
 
 // StepKind distinguishes kernels from copies.
@@ -99,6 +114,9 @@ type Plan struct {
 	PeakBytes  int64   // largest total of simultaneously live arena bytes
 	InPlace    int     // kernel steps that overwrite an operand's buffer
 	Live       []int64 // arena bytes live during each step
+	// Bodies holds, for each control-flow node of Graph, its bodies
+	// compiled, in the order of its ControlAttr.Bodies.
+	Bodies map[*graph.Node][]*BodyPlan
 }
 
 // Clone returns a deep copy of the plan: every list (the steps' operand

@@ -109,6 +109,7 @@ type Graph struct {
 	nodes []*Node
 	err   error
 	names map[string]*Node
+	scope // a body's link to its enclosing graph (scope.go); zero for a top-level graph
 }
 
 // New returns an empty graph.
@@ -186,11 +187,12 @@ func Invalid(err error) *Node {
 // the builder must return (the error is recorded on the graph when there
 // is one).
 func Operands(op string, operands ...*Node) (*Graph, *Node) {
+	// The node goes into the innermost graph among the operands' (a body
+	// may read nodes of the graphs around it: scope.go).
 	var g *Graph
 	for _, n := range operands {
-		if n != nil && n.g != nil {
+		if n != nil && n.g != nil && (g == nil || n.g.depth > g.depth) {
 			g = n.g
-			break
 		}
 	}
 	fail := func(format string, args ...any) *Node {
@@ -198,7 +200,7 @@ func Operands(op string, operands ...*Node) (*Graph, *Node) {
 		if g == nil {
 			return Invalid(err)
 		}
-		return g.Fail(err)
+		return g.live().Fail(err)
 	}
 	if g == nil {
 		for _, n := range operands {
@@ -214,10 +216,15 @@ func Operands(op string, operands ...*Node) (*Graph, *Node) {
 	if g.err != nil {
 		return nil, &Node{g: g, op: OpInvalid, err: g.err}
 	}
+	if g.sealed {
+		return nil, fail("a node of the body of %s (finished) is used outside that body: a body's nodes can only be used inside its function", g.owner)
+	}
 	for i, n := range operands {
 		switch {
 		case n == nil:
 			return nil, fail("operand %d is nil", i)
+		case n.g != g && g.within(n.g):
+			// A node of an enclosing graph: Add captures it.
 		case n.g != g:
 			return nil, fail("operand %d belongs to another graph", i)
 		case n.op == OpInvalid:
@@ -258,7 +265,19 @@ func (g *Graph) Add(s Spec) *Node {
 	if _, ok := lookupOp(s.Op); !ok || s.Op == OpInvalid {
 		return g.Fail(NewError(ErrInvalid, op, s.Inputs, "unregistered op %d", uint16(s.Op)))
 	}
-	for i, in := range s.Inputs {
+	if g.sealed {
+		return g.live().Fail(NewError(ErrInvalid, op, s.Inputs, "a node of the body of %s (finished) is used outside that body: a body's nodes can only be used inside its function", g.owner))
+	}
+	inputs := append([]*Node(nil), s.Inputs...)
+	for i, in := range inputs {
+		if in != nil && in.g != g && in.op != OpInvalid && g.within(in.g) {
+			// A node of an enclosing graph becomes a parameter of this
+			// body (a capture).
+			if inputs[i] = g.Capture(in); !inputs[i].Valid() {
+				return inputs[i]
+			}
+			in = inputs[i]
+		}
 		if in == nil || in.g != g || in.op == OpInvalid {
 			return g.Fail(NewError(ErrInvalid, op, s.Inputs, "input %d is nil, invalid or from another graph", i))
 		}
@@ -295,7 +314,7 @@ func (g *Graph) Add(s Spec) *Node {
 	}
 	n := &Node{
 		g: g, id: len(g.nodes), op: s.Op, attr: s.Attr,
-		inputs: append([]*Node(nil), s.Inputs...),
+		inputs: inputs,
 		dtype:  s.DType, shape: shape, name: s.Name, site: site, value: s.Value,
 	}
 	g.nodes = append(g.nodes, n)

@@ -42,6 +42,9 @@ const (
 	// Linalg: the linear-algebra ops on the last two axes, batched
 	// (ops/linalg.go; the packed layouts are in linalg.go).
 	Linalg
+	// Control: Cond, While and Scan, whose attribute (*ControlAttr)
+	// holds body graphs and whose result is a tuple (control.go).
+	Control
 )
 
 func (k Kind) String() string {
@@ -62,6 +65,8 @@ func (k Kind) String() string {
 		return "random"
 	case Linalg:
 		return "linalg"
+	case Control:
+		return "control"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -98,6 +103,11 @@ type Def struct {
 	// differentiable (comparisons, ArgMax, logic): asking for a gradient
 	// through it is an error, not a silent zero.
 	Grad GradRule
+	// TupleGrad is the reverse-mode rule of an op whose result is a tuple
+	// (the control-flow ops): dys[i] is the cotangent of result i (nil
+	// when none flows to it, which counts as zero). The walk collects the
+	// cotangents of the op's TupleGet nodes and calls it once.
+	TupleGrad func(n *graph.Node, dys []*graph.Node, need []bool) []*graph.Node
 
 	// The cost model. FLOPs is the floating-point operations per result
 	// element (0 counts as 1; transcendentals count several, as PyTorch's
@@ -156,7 +166,7 @@ func (d *Def) SampleDomain(i int, dt tensor.DType) Interval {
 }
 
 // Differentiable reports whether the op has a gradient rule.
-func (d *Def) Differentiable() bool { return d != nil && d.Grad != nil }
+func (d *Def) Differentiable() bool { return d != nil && (d.Grad != nil || d.TupleGrad != nil) }
 
 // FLOPsOf estimates the floating-point operations of one evaluation of
 // node n, for the profiler's GFLOP/s.

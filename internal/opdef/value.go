@@ -20,6 +20,9 @@ type Value struct {
 	F     []float64    // bool and the real floats
 	I     []int64      // integer dtypes
 	C     []complex128 // complex dtypes
+	// Tuple holds the results of a control-flow op (whose node is a
+	// uint8 tuple: see ControlAttr); the fields above are then empty.
+	Tuple []*Value
 }
 
 // NewValue returns a zero value of dtype dt and the given shape.
