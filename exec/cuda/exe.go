@@ -39,6 +39,7 @@ type stepExec struct {
 	mm       *mmPlan
 	lib      libStep // cuSOLVER and cuFFT steps (linalg.go, fft.go)
 	copy     bool    // a device-to-device copy of In[0]
+	from     int64   // where the copy starts in In[0] (a TupleGet's offset)
 	name     string
 	// check, when set, is the kernel's index check; its status words are
 	// at status in the program's status buffer.
@@ -48,14 +49,23 @@ type stepExec struct {
 
 // executable is a Program lowered for the GPU: its module, its arena and
 // transfer buffers, its stream. Runs are serialised.
+//
+// The body of a control-flow op (control.go) is an executable too, with
+// a parent: it shares the parent's module and stream, owns its arena,
+// and has no buffers of its own for its inputs and outputs (the
+// parameters and results), whose addresses the op sets in ptr before
+// each iteration.
 type executable struct {
 	be     *Backend
 	plan   *exec.Plan
+	parent *executable // the program whose control-flow op runs this body; nil for a program
 	steps  []stepExec
 	ptr    []cu.DevicePtr // device address of every value (variables set per run)
-	views  []int          // values that alias another (Reshape views)
+	views  []view         // values that alias another (Reshape and TupleGet views)
 	owned  []cu.DevicePtr // allocations to free at Close
-	stream cu.Stream
+	// scratchBytes is the largest scratch buffer a launch needs.
+	scratchBytes int64
+	stream       cu.Stream
 	// staging: pinned host memory for the feeds and the outputs.
 	pinned []byte
 	params []byte // page-locked parameter blocks of the launches
@@ -82,6 +92,13 @@ type executable struct {
 	runFn func() error
 }
 
+// view is a value whose bytes are at off in root's (Plan.Root, and the
+// sum of the ViewOffsets on the way).
+type view struct {
+	v, root int
+	off     int64
+}
+
 // evTime is one profiled piece of a run: events start and end, launched
 // by the host at host.
 type evTime struct {
@@ -92,19 +109,72 @@ type evTime struct {
 	host       int64
 }
 
-// Lower generates and compiles the program's kernels and sets up its
-// device memory.
+// Lower generates and compiles the program's kernels (its bodies' too:
+// one module) and sets up its device memory.
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
-	e := &executable{be: b, plan: p, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
+	fs := &funcSet{seen: map[string]bool{}}
+	e, err := b.prepare(p, nil, fs)
+	if err != nil {
+		return nil, err
+	}
 	e.runFn = func() error { return e.run(e.ctx, e.frame) }
-	for i, v := range p.Values {
-		if v.Alias >= 0 {
-			e.views = append(e.views, i)
+	funcs := fs.funcs
+	if lowerHook != nil {
+		if err := lowerHook(funcs); err != nil {
+			return nil, err
 		}
 	}
-	var funcs []cudagen.Func
-	seen := map[string]bool{}
-	var scratch int64
+	var im *image
+	if len(funcs) > 0 {
+		var src strings.Builder
+		src.WriteString(cudagen.Prelude())
+		for _, f := range funcs {
+			src.WriteString("\n")
+			src.WriteString(f.Source)
+		}
+		var err error
+		im, err = compileImage(b.lib.nvrtc, src.String(), b.arch())
+		if err != nil {
+			return nil, fmt.Errorf("cuda: %w", err)
+		}
+	}
+	err = b.do(func() error { return e.setup(im) })
+	if err != nil {
+		e.free()
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	return e, nil
+}
+
+// funcSet gathers the generated functions of a program and its bodies,
+// each once.
+type funcSet struct {
+	funcs []cudagen.Func
+	seen  map[string]bool
+}
+
+func (fs *funcSet) add(f cudagen.Func) {
+	if !fs.seen[f.Name] {
+		fs.seen[f.Name] = true
+		fs.funcs = append(fs.funcs, f)
+	}
+}
+
+// prepare plans every step of p (a program, or the body of a
+// control-flow op of parent) and adds the functions it needs to fs.
+func (b *Backend) prepare(p *exec.Plan, parent *executable, fs *funcSet) (*executable, error) {
+	e := &executable{be: b, plan: p, parent: parent, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
+	for i, v := range p.Values {
+		if v.Alias < 0 {
+			continue
+		}
+		w := view{v: i, root: i}
+		for p.Values[w.root].Alias >= 0 {
+			w.off += p.Values[w.root].ViewOffset
+			w.root = p.Values[w.root].Alias
+		}
+		e.views = append(e.views, w)
+	}
 	t := b.target()
 	for i, s := range p.Steps {
 		st := &e.steps[i]
@@ -125,6 +195,19 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		}
 		switch lib := cudagen.LibraryOf(n); lib {
 		case cudagen.Generated:
+		case cudagen.Control:
+			if a, ok := n.Attr().(opdef.TupleAttr); ok {
+				// A TupleGet that is not a view: a copy out of the tuple.
+				st.copy, st.from = true, a.Offset
+				continue
+			}
+			cs, err := b.newControlStep(e, i, fs)
+			if err != nil {
+				return nil, fmt.Errorf("cuda: %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
+			}
+			st.lib = cs
+			e.hasMM = e.hasMM || cs.hasMM
+			continue
 		case cudagen.GEMM:
 			st.mm = newMMPlan(n)
 			e.hasMM = true
@@ -136,10 +219,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 			}
 			st.lib = ls
 			for _, f := range ls.funcs() {
-				if !seen[f.Name] {
-					seen[f.Name] = true
-					funcs = append(funcs, f)
-				}
+				fs.add(f)
 			}
 			continue
 		default:
@@ -150,10 +230,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 			return nil, fmt.Errorf("cuda: generating the kernel of %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
 		}
 		for _, f := range k.Funcs {
-			if !seen[f.Name] {
-				seen[f.Name] = true
-				funcs = append(funcs, f)
-			}
+			fs.add(f)
 		}
 		for _, l := range k.Launches {
 			st.launches = append(st.launches, newLaunch(l))
@@ -162,31 +239,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 			st.check, st.status = k.Check, e.statusBytes
 			e.statusBytes += 8 * cudagen.StatusWords
 		}
-		scratch = max(scratch, k.ScratchBytes)
-	}
-	if lowerHook != nil {
-		if err := lowerHook(funcs); err != nil {
-			return nil, err
-		}
-	}
-	var im *image
-	if len(funcs) > 0 {
-		var src strings.Builder
-		src.WriteString(cudagen.Prelude())
-		for _, f := range funcs {
-			src.WriteString("\n")
-			src.WriteString(f.Source)
-		}
-		var err error
-		im, err = compileImage(b.lib.nvrtc, src.String(), b.arch())
-		if err != nil {
-			return nil, fmt.Errorf("cuda: %w", err)
-		}
-	}
-	err := b.do(func() error { return e.setup(im, scratch) })
-	if err != nil {
-		e.free()
-		return nil, fmt.Errorf("cuda: %w", err)
+		e.scratchBytes = max(e.scratchBytes, k.ScratchBytes)
 	}
 	return e, nil
 }
@@ -231,23 +284,29 @@ func (e *executable) paramBlocks() error {
 }
 
 // setup runs on the device goroutine: module, functions, memory, stream.
-func (e *executable) setup(im *image, scratch int64) error {
-	b, d, p := e.be, e.be.lib.drv, e.plan
+func (e *executable) setup(im *image) error {
 	var mod cu.Module
 	if im != nil {
 		var err error
-		mod, err = b.mods.load(d, im)
+		mod, err = e.be.mods.load(e.be.lib.drv, im)
 		if err != nil {
 			return err
 		}
-		for i := range e.steps {
-			for _, l := range e.steps[i].launches {
-				f, err := d.ModuleGetFunction(mod, l.spec.Func)
-				if err != nil {
-					return fmt.Errorf("cuModuleGetFunction(%s): %w", l.spec.Func, err)
-				}
-				l.fn = f
+	}
+	return e.setupIn(mod)
+}
+
+// setupIn sets up the program (or body) with the kernels of module mod.
+// A body takes its parent's stream, which the parent creates first.
+func (e *executable) setupIn(mod cu.Module) error {
+	b, d, p := e.be, e.be.lib.drv, e.plan
+	for i := range e.steps {
+		for _, l := range e.steps[i].launches {
+			f, err := d.ModuleGetFunction(mod, l.spec.Func)
+			if err != nil {
+				return fmt.Errorf("cuModuleGetFunction(%s): %w", l.spec.Func, err)
 			}
+			l.fn = f
 		}
 	}
 	if err := e.paramBlocks(); err != nil {
@@ -264,8 +323,8 @@ func (e *executable) setup(im *image, scratch int64) error {
 	if err != nil {
 		return err
 	}
-	if scratch > 0 {
-		if e.scratch, err = alloc(scratch); err != nil {
+	if e.scratchBytes > 0 {
+		if e.scratch, err = alloc(e.scratchBytes); err != nil {
 			return err
 		}
 	}
@@ -276,11 +335,17 @@ func (e *executable) setup(im *image, scratch int64) error {
 	}
 	var staging int64
 	for i, v := range p.Inputs {
+		if e.parent != nil {
+			break // a body's parameters and results are its parent's memory
+		}
 		e.upNames = append(e.upNames, "upload "+p.InputNodes[i].Name())
 		e.inOff = append(e.inOff, staging)
 		staging += align(p.Values[v].Bytes)
 	}
 	for i, v := range p.Outputs {
+		if e.parent != nil {
+			break
+		}
 		e.downNames = append(e.downNames, fmt.Sprintf("download output %d", i))
 		e.outOff = append(e.outOff, staging)
 		staging += align(p.Values[v].Bytes)
@@ -300,6 +365,9 @@ func (e *executable) setup(im *image, scratch int64) error {
 		case exec.InArena:
 			e.ptr[i] = arena + cu.DevicePtr(v.Offset)
 		case exec.InInput, exec.InOutput:
+			if e.parent != nil {
+				continue // set before each iteration
+			}
 			if e.ptr[i], err = alloc(v.Bytes); err != nil {
 				return err
 			}
@@ -315,7 +383,9 @@ func (e *executable) setup(im *image, scratch int64) error {
 		}
 	}
 	e.resolveAliases()
-	if e.stream, err = d.StreamCreate(0); err != nil {
+	if e.parent != nil {
+		e.stream = e.parent.stream
+	} else if e.stream, err = d.StreamCreate(0); err != nil {
 		return fmt.Errorf("cuStreamCreate: %w", err)
 	}
 	for i := range e.steps {
@@ -331,10 +401,10 @@ func (e *executable) setup(im *image, scratch int64) error {
 // align rounds a staging size up to 64 bytes.
 func align(n int64) int64 { return (n + 63) &^ 63 }
 
-// resolveAliases gives every view its root's address.
+// resolveAliases gives every view its address in its root's bytes.
 func (e *executable) resolveAliases() {
 	for _, v := range e.views {
-		e.ptr[v] = e.ptr[e.plan.Root(v)]
+		e.ptr[v.v] = e.ptr[v.root] + cu.DevicePtr(v.off)
 	}
 }
 
@@ -569,7 +639,7 @@ func (e *executable) enqueue(i int) error {
 	switch {
 	case st.copy:
 		if n := e.plan.Values[s.Out].Bytes; n > 0 {
-			return d.MemcpyDtoDAsync(e.ptr[s.Out], e.ptr[s.In[0]], n, e.stream)
+			return d.MemcpyDtoDAsync(e.ptr[s.Out], e.ptr[s.In[0]]+cu.DevicePtr(st.from), n, e.stream)
 		}
 		return nil
 	case st.lib != nil:
@@ -659,36 +729,40 @@ func (e *executable) Close() error {
 // the backend's Close there is nothing left to free: Close released the
 // device memory and the context.
 func (e *executable) free() error {
-	err := e.be.do(func() error {
-		d := e.be.lib.drv
-		var errs firstErr
-		for _, p := range e.owned {
-			errs.keep(e.be.alloc.put(p))
-		}
-		e.owned = nil
-		for i := range e.steps {
-			if l := e.steps[i].lib; l != nil {
-				errs.keep(l.free(e))
-			}
-		}
-		for _, m := range []*[]byte{&e.pinned, &e.params} {
-			if *m != nil {
-				errs.keep(d.MemFreeHost(*m))
-				*m = nil
-			}
-		}
-		for _, ev := range e.events {
-			errs.keep(d.EventDestroy(ev))
-		}
-		e.events = nil
-		if e.stream != 0 {
-			errs.keep(d.StreamDestroy(e.stream))
-			e.stream = 0
-		}
-		return errs.err
-	})
+	err := e.be.do(e.release)
 	if errors.Is(err, exec.ErrClosed) {
 		return nil
 	}
 	return err
+}
+
+// release frees what setup acquired (device goroutine), the bodies' too;
+// a body leaves the stream to its parent.
+func (e *executable) release() error {
+	d := e.be.lib.drv
+	var errs firstErr
+	for _, p := range e.owned {
+		errs.keep(e.be.alloc.put(p))
+	}
+	e.owned = nil
+	for i := range e.steps {
+		if l := e.steps[i].lib; l != nil {
+			errs.keep(l.free(e))
+		}
+	}
+	for _, m := range []*[]byte{&e.pinned, &e.params} {
+		if *m != nil {
+			errs.keep(d.MemFreeHost(*m))
+			*m = nil
+		}
+	}
+	for _, ev := range e.events {
+		errs.keep(d.EventDestroy(ev))
+	}
+	e.events = nil
+	if e.stream != 0 && e.parent == nil {
+		errs.keep(d.StreamDestroy(e.stream))
+	}
+	e.stream = 0
+	return errs.err
 }

@@ -412,11 +412,17 @@ func supportNodes(t *testing.T) []*graph.Node {
 					}
 				case ops.OpCustomGrad:
 					ns = append(ns, ops.Apply(d.Op, opdef.CustomAttr{ID: 1, Name: "id", Rule: func(*graph.Node) []*graph.Node { return nil }}, x))
+				case ops.OpTupleGet: // control flow (issue 22): a result of a Scan
+					ns = append(ns, controlTestNodes(ops.OpScan, dt, in)...)
 				default:
 					t.Errorf("no test node for movement op %s", d.Name)
 				}
 			case d.Kind == opdef.Fusion:
 				continue
+			case d.Kind == opdef.Control: // control flow (issue 22): the op's tuple node
+				for _, r := range controlTestNodes(d.Op, dt, in) {
+					ns = append(ns, r.Input(0))
+				}
 			case d.Kind == opdef.Linalg: // linear algebra (issue 16): square batches, B with 2 columns
 				sq := in(dt, 2, 3, 3)
 				switch d.Op {
@@ -459,6 +465,23 @@ func supportNodes(t *testing.T) []*graph.Node {
 	return out
 }
 
+// controlTestNodes builds op (Cond, While or Scan) over operands of
+// dtype dt and returns its results (TupleGet nodes).
+func controlTestNodes(op graph.Op, dt tensor.DType, in func(tensor.DType, ...int) *graph.Node) []*graph.Node {
+	x := in(dt, 2, 3)
+	id := func(xs []*graph.Node) []*graph.Node { return xs }
+	switch op {
+	case ops.OpCond:
+		return ops.Cond(in(tensor.Bool), id, id, x)
+	case ops.OpWhile:
+		return ops.WhileMax(3, func(c []*graph.Node) *graph.Node { return ops.Less(c[1], ops.Scalar(c[1], 2)) },
+			func(c []*graph.Node) []*graph.Node { return []*graph.Node{c[0], ops.Add(c[1], ops.Scalar(c[1], 1))} },
+			x, in(tensor.Int32))
+	}
+	c, ys := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) { return c, xt }, []*graph.Node{in(dt, 3)}, []*graph.Node{x}, 2)
+	return append(c, ys...)
+}
+
 // TestSupports compares Supports with the CPU backend's on a node of every
 // op and admitted dtype: everything the CPU runs, but MatMul, must be
 // supported (and generate), and MatMul never is.
@@ -489,7 +512,7 @@ func TestSupports(t *testing.T) {
 				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)
 			}
 			continue
-		case LibraryOf(n) == Solver || LibraryOf(n) == FFT:
+		case LibraryOf(n) == Solver || LibraryOf(n) == FFT || LibraryOf(n) == Control:
 			// cuSOLVER and cuFFT (exec/cuda's linalg.go and fft.go) in
 			// float32 and float64 (and their complex types), nothing
 			// generated here.

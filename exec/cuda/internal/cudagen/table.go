@@ -208,7 +208,20 @@ func rows() []row {
 		{ops.OpConv, convRow()},
 		{ops.OpConvTranspose, convRow()},
 		{ops.OpConvFilterGrad, convRow()},
+		// control flow (issue 22): the backend runs the bodies (exec/cuda's
+		// control.go); a TupleGet that is not a view is a device copy.
+		{ops.OpCond, controlRow}, {ops.OpWhile, controlRow}, {ops.OpScan, controlRow}, {ops.OpTupleGet, controlRow},
 	}
+}
+
+// controlRow is the row of Cond, While, Scan and TupleGet: the backend
+// runs them (their bodies are programs of their own), in every dtype.
+var controlRow = entry{
+	lib:   Control,
+	check: func(*graph.Node) error { return nil },
+	gen: func(g *gen, n *graph.Node) error {
+		return fmt.Errorf("%v runs on %v, not on a generated kernel", n.Op(), Control)
+	},
 }
 
 // solverRow is the row of the linear-algebra ops: cuSOLVER and cuBLAS in
@@ -280,6 +293,10 @@ const (
 	Solver
 	// FFT: the Fourier transforms on cuFFT (exec/cuda's fft.go).
 	FFT
+	// Control: Cond, While and Scan, whose bodies the backend runs as
+	// nested programs, and TupleGet, a copy out of their tuple (exec/cuda's
+	// control.go).
+	Control
 )
 
 func (l Library) String() string {
@@ -292,6 +309,8 @@ func (l Library) String() string {
 		return "cuSOLVER"
 	case FFT:
 		return "cuFFT"
+	case Control:
+		return "the backend's control flow"
 	}
 	return fmt.Sprintf("library(%d)", uint8(l))
 }
