@@ -54,7 +54,7 @@ import (
 // body is one lowered body of a control-flow op.
 type body struct {
 	e       *executable
-	name    string // "then", "else", "cond", "body"
+	name    string // "then branch", "else branch", "condition", "body"
 	params  []int  // the body parameter fed to each of e.plan.Inputs
 	checked bool   // its status must be read back (index checks, cuSOLVER)
 }
@@ -102,19 +102,19 @@ func (b *Backend) newControlStep(e *executable, i int, fs *funcSet) (*ctlStep, e
 	for _, t := range a.Outs {
 		s.bytes = append(s.bytes, int64(t.Shape.Size()*t.DType.Size()))
 	}
-	names := map[opdef.ControlKind][]string{opdef.CondKind: {"then", "else"}, opdef.WhileKind: {"cond", "body"}, opdef.ScanKind: {"body"}}[a.Kind]
+	names := map[opdef.ControlKind][]string{opdef.CondKind: {"then branch", "else branch"}, opdef.WhileKind: {"condition", "body"}, opdef.ScanKind: {"body"}}[a.Kind]
 	if len(names) != len(plans) {
 		return nil, fmt.Errorf("%v has %d bodies, want %d", a.Kind, len(plans), len(names))
 	}
 	for k, bp := range plans {
 		want := len(a.Bodies[k].Results)
 		if len(bp.Outputs) != want || len(bp.Params) != len(bp.Inputs) {
-			return nil, fmt.Errorf("the compiled %s body has %d outputs for %d results and %d parameters for %d inputs (a bug in loom's compiler)",
+			return nil, fmt.Errorf("the compiled %s has %d outputs for %d results and %d parameters for %d inputs (a bug in loom's compiler)",
 				names[k], len(bp.Outputs), want, len(bp.Params), len(bp.Inputs))
 		}
 		be, err := b.prepare(bp.Plan, e, fs)
 		if err != nil {
-			return nil, fmt.Errorf("in its %s body: %w", names[k], err)
+			return nil, fmt.Errorf("in its %s: %w", names[k], err)
 		}
 		bd := &body{e: be, name: names[k], params: bp.Params, checked: be.statusBytes > 0}
 		for j := range be.steps {
@@ -171,7 +171,7 @@ func (s *ctlStep) setup(e *executable, mod cu.Module) error {
 	}
 	for _, bd := range s.bodies {
 		if err := bd.e.setupIn(mod); err != nil {
-			return fmt.Errorf("%s body: %w", bd.name, err)
+			return fmt.Errorf("its %s: %w", bd.name, err)
 		}
 	}
 	return nil
@@ -201,6 +201,7 @@ func (s *ctlStep) enqueue(e *executable, i int) error {
 	for _, bd := range s.bodies {
 		bd.e.ctx = e.ctx
 		if bd.e.statusBytes > 0 {
+			*e.calls++
 			if err := e.be.lib.drv.MemsetD8Async(bd.e.statusDev, 0, bd.e.statusBytes, e.stream); err != nil {
 				return fmt.Errorf("clearing the index checks' status: %w", err)
 			}
@@ -245,7 +246,7 @@ func (s *ctlStep) enqueueBody(e *executable, bd *body, next []cu.DevicePtr) erro
 	}
 	for k, v := range p.Outputs {
 		switch {
-		case s.a.Kind == opdef.WhileKind && bd.name == "cond":
+		case s.a.Kind == opdef.WhileKind && bd == s.bodies[0]: // the condition
 			be.ptr[v] = s.pred
 		case s.a.Kind == opdef.CondKind:
 			be.ptr[v] = s.slot(k)
@@ -270,7 +271,7 @@ func (s *ctlStep) enqueueBody(e *executable, bd *body, next []cu.DevicePtr) erro
 // bodyErr names body bd's step j and the iteration.
 func (s *ctlStep) bodyErr(bd *body, j int, err error) error {
 	p := bd.e.plan
-	where := fmt.Sprintf("its %s body", bd.name)
+	where := "its " + bd.name
 	if s.a.Kind != opdef.CondKind {
 		where += fmt.Sprintf(", iteration %d", s.step)
 	}
@@ -284,6 +285,7 @@ func (s *ctlStep) readStatus(e *executable, bd *body) error {
 	if be.statusBytes == 0 {
 		return nil
 	}
+	*e.calls++
 	if err := e.be.lib.drv.MemcpyDtoHAsync(ptrOf(be.pinned[be.statusOff:be.statusOff+be.statusBytes]), be.statusDev, be.statusBytes, e.stream); err != nil {
 		return fmt.Errorf("reading the index checks' status: %w", err)
 	}
@@ -320,6 +322,7 @@ func (s *ctlStep) checkBody(bd *body) error {
 // so far) and returns it.
 func (s *ctlStep) readPred(e *executable, src cu.DevicePtr) (bool, error) {
 	d := e.be.lib.drv
+	*e.calls++
 	if err := d.MemcpyDtoHAsync(ptrOf(s.host[:1]), src, 1, e.stream); err != nil {
 		return false, fmt.Errorf("reading the predicate back: %w", err)
 	}
@@ -455,6 +458,7 @@ func (s *ctlStep) finish(e *executable) error {
 		if c == s.slot(k) || s.bytes[k] == 0 {
 			continue
 		}
+		*e.calls++
 		if err := e.be.lib.drv.MemcpyDtoDAsync(s.slot(k), c, s.bytes[k], e.stream); err != nil {
 			return fmt.Errorf("copying carry %d into the result: %w", k, err)
 		}

@@ -23,6 +23,11 @@ func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b))
 // Program lowered; an error stops the lowering there.
 var lowerHook func([]cudagen.Func) error
 
+// planHook, when set (by tests), may complete a plan before it is
+// lowered (control_shim_test.go compiles the bodies of control-flow ops
+// until the compiler does: temporary).
+var planHook func(*Backend, *exec.Plan) error
+
 // launch is one kernel launch with its parameter block: vals holds the
 // device pointers, params points at each (cuLaunchKernel's kernelParams);
 // both live in page-locked host memory (paramBlocks).
@@ -65,7 +70,11 @@ type executable struct {
 	owned  []cu.DevicePtr // allocations to free at Close
 	// scratchBytes is the largest scratch buffer a launch needs.
 	scratchBytes int64
-	stream       cu.Stream
+	// calls counts the work put on the stream (kernel launches, copies,
+	// library calls, read-backs), the bodies' included: all of a
+	// program's executables share the program's counter.
+	calls  *int64
+	stream cu.Stream
 	// staging: pinned host memory for the feeds and the outputs.
 	pinned []byte
 	params []byte // page-locked parameter blocks of the launches
@@ -113,6 +122,11 @@ type evTime struct {
 // one module) and sets up its device memory.
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	fs := &funcSet{seen: map[string]bool{}}
+	if planHook != nil {
+		if err := planHook(b, p); err != nil {
+			return nil, err
+		}
+	}
 	e, err := b.prepare(p, nil, fs)
 	if err != nil {
 		return nil, err
@@ -164,6 +178,11 @@ func (fs *funcSet) add(f cudagen.Func) {
 // control-flow op of parent) and adds the functions it needs to fs.
 func (b *Backend) prepare(p *exec.Plan, parent *executable, fs *funcSet) (*executable, error) {
 	e := &executable{be: b, plan: p, parent: parent, steps: make([]stepExec, len(p.Steps)), ptr: make([]cu.DevicePtr, len(p.Values))}
+	if parent != nil {
+		e.calls = parent.calls
+	} else {
+		e.calls = new(int64)
+	}
 	for i, v := range p.Values {
 		if v.Alias < 0 {
 			continue
@@ -639,17 +658,23 @@ func (e *executable) enqueue(i int) error {
 	switch {
 	case st.copy:
 		if n := e.plan.Values[s.Out].Bytes; n > 0 {
+			*e.calls++
 			return d.MemcpyDtoDAsync(e.ptr[s.Out], e.ptr[s.In[0]]+cu.DevicePtr(st.from), n, e.stream)
 		}
 		return nil
 	case st.lib != nil:
+		if _, ok := st.lib.(*ctlStep); !ok {
+			*e.calls++
+		}
 		return st.lib.enqueue(e, i)
 	case st.mm != nil:
+		*e.calls++
 		if err := st.mm.run(b.lib.blas, b.blas, d, e.stream, e.ptr[s.In[0]], e.ptr[s.In[1]], e.ptr[s.Out]); err != nil {
 			return fmt.Errorf("cuBLAS: %w", err)
 		}
 		return nil
 	}
+	*e.calls += int64(len(st.launches))
 	for _, l := range st.launches {
 		for k, a := range l.spec.Args {
 			switch a.Kind {
