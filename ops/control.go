@@ -90,10 +90,12 @@ func WhileMax(maxTrips int, cond func(carry []*graph.Node) *graph.Node, body fun
 }
 
 func while(op string, maxTrips int, cond func([]*graph.Node) *graph.Node, body func([]*graph.Node) []*graph.Node, init []*graph.Node) []*graph.Node {
-	g, early := controlGraph(op, init)
-	if early == nil && len(init) == 0 {
-		early = graph.NewError(graph.ErrInvalid, op, nil, "no carried values")
+	if len(init) == 0 {
+		// Nothing to build the functions on (they would index an empty
+		// carry): the result count is known, fail at once.
+		return invalids(nil, graph.NewError(graph.ErrInvalid, op, nil, "no carried values"), 1)
 	}
+	g, early := controlGraph(op, init)
 	if early == nil && maxTrips <= 0 && op == "WhileMax" {
 		early = graph.NewError(graph.ErrInvalid, op, init, "the bound must be at least 1, got %d", maxTrips)
 	}
