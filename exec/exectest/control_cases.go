@@ -3,8 +3,11 @@ package exectest
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/loomgraph/loom/autodiff"
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -179,4 +182,129 @@ func controlRunErrors(t *testing.T, be exec.Backend) {
 	if err := Compare(out[1], Tensor(f32, []float64{1, 2, 4, 4}, 4, 1), 0); err != nil {
 		t.Errorf("ys: %v", err)
 	}
+}
+
+// controlGradCases are the gradients of the control-flow ops (their rules
+// in ops/control_grad.go), through autodiff.VJP with given cotangents,
+// against goldens computed outside loom.
+func controlGradCases() []Case {
+	f64 := tensor.Float64
+	scalar := func(dt tensor.DType, v float64) *tensor.Tensor { return Tensor(dt, []float64{v}, []int{}...) }
+	// A Scan of 3 steps, h = tanh(h·W + x_t), y_t = h², forward (saving
+	// the residuals) and reverse (ScanRemat: recomputing the steps), and
+	// the cotangents of the final h and of the ys; golden values:
+	//
+	//	# torch 1.13, float64 (/usr/bin/python3)
+	//	h0 = torch.tensor([0.5, -0.25], requires_grad=True)
+	//	W = torch.tensor([[0.3, -0.2], [0.1, 0.4]], requires_grad=True)
+	//	xs = torch.tensor([[0.1, 0.2], [-0.3, 0.5], [0.7, -0.1]], requires_grad=True)
+	//	ch, cy = torch.tensor([1., -2.]), torch.tensor([[0.5, 1.], [-1., 0.25], [2., -0.5]])
+	//	h, ys = h0, [None]*3
+	//	for t in range(3):  # reversed(range(3)) for the reverse Scan
+	//	    h = torch.tanh(h @ W + xs[t]); ys[t] = h * h
+	//	L = (h * ch).sum() + (torch.stack(ys) * cy).sum()
+	//	torch.autograd.grad(L, [h0, W, xs])
+	scan := Case{
+		Name:   "control/grad-scan",
+		Source: "torch 1.13 float64 autograd of the same loop (the script in control_cases.go)",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			in, feeds := Inputs(g, Tensor(f64, []float64{0.5, -0.25}, 2), Tensor(f64, []float64{0.3, -0.2, 0.1, 0.4}, 2, 2),
+				Tensor(f64, []float64{0.1, 0.2, -0.3, 0.5, 0.7, -0.1}, 3, 2))
+			h0, w, xs := in[0], in[1], in[2]
+			ch := g.Const(Tensor(f64, []float64{1, -2}, 2))
+			cy := g.Const(Tensor(f64, []float64{0.5, 1, -1, 0.25, 2, -0.5}, 3, 2))
+			step := func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				h := ops.Tanh(ops.Add(ops.MatMul(c[0], w), x[0]))
+				return []*graph.Node{h}, []*graph.Node{ops.Mul(h, h)}
+			}
+			var outs []*graph.Node
+			for _, opts := range [][]ops.LoopOption{nil, {ops.ScanReverse(), ops.ScanRemat()}} {
+				c, ys := ops.Scan(step, []*graph.Node{h0}, []*graph.Node{xs}, -1, opts...)
+				outs = append(outs, c[0], ys[0])
+				outs = append(outs, autodiff.VJP([]*graph.Node{c[0], ys[0]}, []*graph.Node{h0, w, xs}, []*graph.Node{ch, cy})...)
+			}
+			return outs, feeds
+		},
+		Want: []*tensor.Tensor{
+			Tensor(f64, []float64{0.58748952497875795, 0.11601050908830396}, 2),
+			Tensor(f64, []float64{0.048964160355482705, 0, 0.05265062199424482, 0.18199555008649007, 0.34514394195976666, 0.013458438218927456}, 3, 2),
+			Tensor(f64, []float64{0.20359785707796782, 0.074273458554711014}, 2),
+			Tensor(f64, []float64{0.16222017554635593, 0.41303935856366802, 0.76391690367805587, -0.89399342627023215}, 2, 2),
+			Tensor(f64, []float64{0.68781310387235239, 0.013730370418689412, 1.4537483908674969, -0.32911117167015069, 2.1937403559103079, -2.0875323123811378}, 3, 2),
+			Tensor(f64, []float64{0.086537937030870982, 0.31150553544496035}, 2),
+			Tensor(f64, []float64{0.0074888145455589911, 0.09703569861285144, 0.015659327851201103, 0.059030076247070622, 0.45938857622834184, 0.084863038173370833}, 3, 2),
+			Tensor(f64, []float64{0.43759982273627346, 0.26176707501436935}, 2),
+			Tensor(f64, []float64{1.2258964638392067, 0.10883021570511901, -0.37989381280109324, -0.29070957619387883}, 2, 2),
+			Tensor(f64, []float64{1.0784010559237327, -1.2433718463917207, 0.80958984399948253, -0.25220638402558998, 1.6242381721241661, 0.24835814450488189}, 3, 2),
+		},
+		Tol: 1e-12,
+	}
+	// Cond: then x·w + sin x (w captured), else x²; cotangent ct. By
+	// hand: then dx = ct·(w + cos x), dw = ct·x; else dx = 2·ct·x and dw
+	// = 0 (w is not read by the branch taken). x = [0.5 -1 2], w = [2 3
+	// -1], ct = [1 -1 0.5]; the cosines are math.Cos.
+	x := []float64{0.5, -1, 2}
+	w := []float64{2, 3, -1}
+	ct := []float64{1, -1, 0.5}
+	thenDx := make([]float64, 3)
+	for i := range thenDx {
+		thenDx[i] = ct[i] * (w[i] + math.Cos(x[i]))
+	}
+	cond := Case{
+		Name:   "control/grad-cond",
+		Source: "hand: d(x·w + sin x) = w + cos x (math.Cos), d(x²) = 2x",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			in, feeds := Inputs(g, scalar(tensor.Bool, 1), scalar(tensor.Bool, 0), Tensor(f64, x, 3), Tensor(f64, w, 3))
+			p, q, xn, wn := in[0], in[1], in[2], in[3]
+			c := g.Const(Tensor(f64, ct, 3))
+			then := func(v []*graph.Node) []*graph.Node { return []*graph.Node{ops.Add(ops.Mul(v[0], wn), ops.Sin(v[0]))} }
+			els := func(v []*graph.Node) []*graph.Node { return []*graph.Node{ops.Mul(v[0], v[0])} }
+			var outs []*graph.Node
+			for _, pred := range []*graph.Node{p, q} {
+				r := ops.Cond(pred, then, els, xn)
+				outs = append(outs, autodiff.VJP(r, []*graph.Node{xn, wn}, []*graph.Node{c})...)
+			}
+			return outs, feeds
+		},
+		Want: []*tensor.Tensor{
+			Tensor(f64, thenDx, 3), Tensor(f64, []float64{0.5, 1, 1}, 3),
+			Tensor(f64, []float64{1, 2, 2}, 3), Tensor(f64, []float64{0, 0, 0}, 3),
+		},
+		Tol: 1e-12,
+	}
+	// WhileMax: x = 1.5x + w while sum(x) < 10, from x0 = [1 2] with w =
+	// [0.5 -0.5]: the sums go 3, 4.5, 6.75, 10.125, so 3 trips (a bound of
+	// 5 not hit; a bound of 2 hit). After k trips x = 1.5^k·x0 + 2(1.5^k -
+	// 1)·w, so for the cotangent ct = [1 3]: dx0 = 1.5^k·ct, dw =
+	// 2(1.5^k - 1)·ct (by hand): k = 3: x = [5.75 4.375], dx0 = [3.375
+	// 10.125], dw = [4.75 14.25]; k = 2: x = [3.5 3.25], dx0 = [2.25 6.75],
+	// dw = [2.5 7.5].
+	while := Case{
+		Name:   "control/grad-whilemax",
+		Source: "hand: x_k = 1.5^k·x0 + 2(1.5^k - 1)·w",
+		Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			in, feeds := Inputs(g, Tensor(f64, []float64{1, 2}, 2), Tensor(f64, []float64{0.5, -0.5}, 2))
+			x0, wn := in[0], in[1]
+			c := g.Const(Tensor(f64, []float64{1, 3}, 2))
+			cond := func(v []*graph.Node) *graph.Node {
+				s := ops.Sum(v[0])
+				return ops.Less(s, ops.Scalar(s, 10))
+			}
+			body := func(v []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Add(ops.Mul(v[0], ops.Scalar(v[0], 1.5)), wn)}
+			}
+			var outs []*graph.Node
+			for _, bound := range []int{5, 2} {
+				r := ops.WhileMax(bound, cond, body, x0)
+				outs = append(outs, r[0])
+				outs = append(outs, autodiff.VJP(r, []*graph.Node{x0, wn}, []*graph.Node{c})...)
+			}
+			return outs, feeds
+		},
+		Want: []*tensor.Tensor{
+			Tensor(f64, []float64{5.75, 4.375}, 2), Tensor(f64, []float64{3.375, 10.125}, 2), Tensor(f64, []float64{4.75, 14.25}, 2),
+			Tensor(f64, []float64{3.5, 3.25}, 2), Tensor(f64, []float64{2.25, 6.75}, 2), Tensor(f64, []float64{2.5, 7.5}, 2),
+		},
+	}
+	return []Case{scan, cond, while}
 }
