@@ -640,3 +640,65 @@ func TestControlReference(t *testing.T) {
 		t.Errorf("empty ys %s", ey[0].Type())
 	}
 }
+
+// TestControlRules: the dtype and shape rules check a hand-made
+// control-flow node (ops.Apply with a built op's attribute) against its
+// bodies, as the builders do.
+func TestControlRules(t *testing.T) {
+	f32 := tensor.Float32
+	g := graph.New()
+	c, xs, w := g.Input("c", f32, 2), g.Input("xs", f32, 3, 2), g.Input("w", f32, 2)
+	carry, _ := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+		return []*graph.Node{ops.Add(ops.Mul(c[0], w), x[0])}, []*graph.Node{ops.Sum(c[0])}
+	}, []*graph.Node{c}, []*graph.Node{xs}, -1)
+	scan, _ := attrOf(t, carry[0])
+	sa := scan.Attr()
+	cond := ops.Cond(g.Input("p", tensor.Bool), same, same, c)
+	cn, _ := attrOf(t, cond[0])
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		op   graph.Op
+		attr graph.Attr
+		in   func(h *graph.Graph) []*graph.Node
+		want string
+	}{
+		{"same-operands", ops.OpScan, sa, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("c", f32, 2), h.Input("xs", f32, 3, 2), h.Input("w", f32, 2)}
+		}, ""},
+		{"operand-dtype", ops.OpScan, sa, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("c", tensor.Float64, 2), h.Input("xs", f32, 3, 2), h.Input("w", f32, 2)}
+		}, "Scan(f64[2], f32[3,2], f32[2]): Scan: parameter 0 of body 0 is f32, its operand gives f64"},
+		{"x-length", ops.OpScan, sa, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("c", f32, 2), h.Input("xs", f32, 4, 2), h.Input("w", f32, 2)}
+		}, "Scan: x 0 has shape [4,2], its leading axis must be the length 3"},
+		{"missing-capture", ops.OpScan, sa, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("c", f32, 2), h.Input("xs", f32, 3, 2)}
+		}, "body 0 has 3 parameters for 2 operands"},
+		{"wrong-kind", ops.OpWhile, sa, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("c", f32, 2)}
+		}, "While needs a *ControlAttr of its kind"},
+		{"cond-pred", ops.OpCond, cn.Attr(), func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("p", tensor.Int32), h.Input("c", f32, 2)}
+		}, "Cond(i32[], f32[2]): Cond's predicate must be a bool scalar, got i32"},
+		{"no-attr", ops.OpCond, nil, func(h *graph.Graph) []*graph.Node {
+			return []*graph.Node{h.Input("p", tensor.Bool), h.Input("c", f32, 2)}
+		}, "Cond needs a *ControlAttr of its kind, got <nil>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := graph.New()
+			n := ops.Apply(tc.op, tc.attr, tc.in(h)...)
+			if tc.want == "" {
+				if !n.Valid() || n.Type() != scan.Type() {
+					t.Fatalf("%v: %v", n, h.Err())
+				}
+				return
+			}
+			if n.Valid() || h.Err() == nil || !strings.Contains(h.Err().Error(), tc.want) {
+				t.Errorf("got %v, error %v: want an error containing %q", n, h.Err(), tc.want)
+			}
+		})
+	}
+}
