@@ -14,7 +14,7 @@ import (
 // Newton loop's trip count and bounded result.
 func TestControlCasesReference(t *testing.T) {
 	byName := map[string][]*tensor.Tensor{}
-	for _, c := range controlCases() {
+	for _, c := range append(controlCases(), controlGradCases()...) {
 		g := graph.New()
 		outs, feeds := c.Build(g)
 		if err := g.Err(); err != nil {
