@@ -90,10 +90,12 @@ func WhileMax(maxTrips int, cond func(carry []*graph.Node) *graph.Node, body fun
 }
 
 func while(op string, maxTrips int, cond func([]*graph.Node) *graph.Node, body func([]*graph.Node) []*graph.Node, init []*graph.Node) []*graph.Node {
-	g, early := controlGraph(op, init)
-	if early == nil && len(init) == 0 {
-		early = graph.NewError(graph.ErrInvalid, op, nil, "no carried values")
+	if len(init) == 0 {
+		// Nothing to build the functions on (they would index an empty
+		// carry): the result count is known, fail at once.
+		return invalids(nil, graph.NewError(graph.ErrInvalid, op, nil, "no carried values"), 1)
 	}
+	g, early := controlGraph(op, init)
 	if early == nil && maxTrips <= 0 && op == "WhileMax" {
 		early = graph.NewError(graph.ErrInvalid, op, init, "the bound must be at least 1, got %d", maxTrips)
 	}
@@ -434,6 +436,14 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 		}
 		return t.Shape.Equal(u.Shape)
 	}
+	// show prints the half of a type the rule sees (the operand types are
+	// in the error's operand list).
+	show := func(t opdef.Type) string {
+		if dtypeOnly {
+			return t.DType.Short()
+		}
+		return t.Shape.String()
+	}
 	off := a.ParamOffset()
 	if len(ts) < a.Fixed() {
 		return argErr("%s takes at least %d operands, got %d", a.Kind, a.Fixed(), len(ts))
@@ -444,7 +454,7 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 		}
 		for i, p := range b.Params {
 			if want := a.ParamType(i, ts[off+i]); !same(opdef.TypeOf(p), want) {
-				return argErr("%s: parameter %d of body %d is %s, its operand gives %s", a.Kind, i, k, p.Type(), want)
+				return argErr("%s: parameter %d of body %d is %s, its operand gives %s", a.Kind, i, k, show(opdef.TypeOf(p)), show(want))
 			}
 		}
 	}
@@ -452,7 +462,7 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 	switch a.Kind {
 	case opdef.CondKind:
 		if (dtypeOnly && ts[0].DType != tensor.Bool) || (!dtypeOnly && len(ts[0].Shape) != 0) {
-			return dtypeErr("Cond's predicate must be a bool scalar, got %s", ts[0])
+			return dtypeErr("Cond's predicate must be a bool scalar, got %s", show(ts[0]))
 		}
 		res = [][]*graph.Node{a.Bodies[0].Results, a.Bodies[1].Results}
 	case opdef.WhileKind:
@@ -465,19 +475,19 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 		}
 		for i := range a.Carries {
 			if !same(a.Outs[i], ts[i]) {
-				return argErr("While: carry %d is %s, its result %s", i, ts[i], a.Outs[i])
+				return argErr("While: carry %d is %s, its result %s", i, show(ts[i]), show(a.Outs[i]))
 			}
 		}
 		res = [][]*graph.Node{a.Bodies[1].Results}
 	case opdef.ScanKind:
 		for i := a.Carries; i < a.Carries+a.Xs && !dtypeOnly; i++ {
 			if len(ts[i].Shape) == 0 || ts[i].Shape[0] != a.Length {
-				return shapeErr("Scan: x %d is %s, its leading axis must be the length %d", i-a.Carries, ts[i], a.Length)
+				return shapeErr("Scan: x %d has shape %s, its leading axis must be the length %d", i-a.Carries, show(ts[i]), a.Length)
 			}
 		}
 		for i := range a.Carries {
 			if i >= len(a.Outs) || !same(a.Outs[i], ts[i]) {
-				return argErr("Scan: carry %d is %s, its result differs", i, ts[i])
+				return argErr("Scan: carry %d is %s, its result differs", i, show(ts[i]))
 			}
 		}
 		b := a.Bodies[0].Results
@@ -488,14 +498,14 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 			want := a.Outs[i]
 			if i >= a.Carries {
 				if !dtypeOnly && (len(want.Shape) == 0 || want.Shape[0] != a.Length) {
-					return argErr("Scan: ys %d is %s, not stacked over the length %d", i-a.Carries, want, a.Length)
+					return argErr("Scan: ys %d is %s, not stacked over the length %d", i-a.Carries, show(want), a.Length)
 				}
 				if len(want.Shape) > 0 {
 					want = opdef.Type{DType: want.DType, Shape: want.Shape[1:]}
 				}
 			}
 			if !same(opdef.TypeOf(r), want) {
-				return argErr("Scan: body result %d is %s, want %s", i, r.Type(), want)
+				return argErr("Scan: body result %d is %s, want %s", i, show(opdef.TypeOf(r)), show(want))
 			}
 		}
 		return nil
@@ -506,7 +516,7 @@ func checkOperands(a *opdef.ControlAttr, ts []opdef.Type, dtypeOnly bool) error 
 		}
 		for i, r := range rs {
 			if !same(opdef.TypeOf(r), a.Outs[i]) {
-				return argErr("%s: body result %d is %s, the op's is %s", a.Kind, i, r.Type(), a.Outs[i])
+				return argErr("%s: body result %d is %s, the op's is %s", a.Kind, i, show(opdef.TypeOf(r)), show(a.Outs[i]))
 			}
 		}
 	}

@@ -247,6 +247,23 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	},
 	// complex numbers (issue 16)
 	"Complex": bin(ops.Complex), "Real": un(ops.Real), "Imag": un(ops.Imag), "Conj": un(ops.Conj), "Angle": un(ops.Angle),
+	// control flow (issue 22): the operands are the predicate or the
+	// carries, then the operands or xs; the functions are trivial.
+	"Cond": func(xs ...*graph.Node) *graph.Node {
+		same := func(p []*graph.Node) []*graph.Node { return p }
+		return ops.Cond(xs[0], same, same, xs[1:]...)[0]
+	},
+	"While": func(xs ...*graph.Node) *graph.Node {
+		return ops.While(func(c []*graph.Node) *graph.Node { return ops.Less(ops.Sum(c[0]), ops.Scalar(ops.Sum(c[0]), 3)) },
+			func(c []*graph.Node) []*graph.Node { return c }, xs...)[0]
+	},
+	"Scan": func(xs ...*graph.Node) *graph.Node {
+		c, _ := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) { return c, x }, xs[:1], xs[1:], -1)
+		return c[0]
+	},
+	"TupleGet": func(xs ...*graph.Node) *graph.Node {
+		return ops.Apply(ops.OpTupleGet, opdef.TupleAttr{DType: tensor.Float32, Shape: tensor.Shape{1}}, xs...)
+	},
 }
 
 // composites are the builders that are not rows of the table, with the
@@ -306,6 +323,16 @@ var composites = map[string]struct {
 	"ComplexScalar": {1, func(xs ...*graph.Node) *graph.Node { return ops.ComplexScalar(xs[0], 1i) }},
 	"FFTConvolve":   {2, func(xs ...*graph.Node) *graph.Node { return ops.FFTConvolve(xs[0], xs[1], "full") }},
 	"FFTShift":      {1, func(xs ...*graph.Node) *graph.Node { return ops.FFTShift(xs[0]) }},
+	// control flow (issue 22)
+	"WhileMax": {2, func(xs ...*graph.Node) *graph.Node {
+		return ops.WhileMax(4, func(c []*graph.Node) *graph.Node { return ops.Less(ops.Sum(c[0]), ops.Scalar(ops.Sum(c[0]), 3)) },
+			func(c []*graph.Node) []*graph.Node { return c }, xs...)[0]
+	}},
+	"Scan-ys": {2, func(xs ...*graph.Node) *graph.Node {
+		_, ys := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) { return c, x }, xs[:1], xs[1:], 2, ops.ScanReverse(), ops.ScanRemat())
+		return ys[0]
+	}},
+	"TupleGets": {1, func(xs ...*graph.Node) *graph.Node { return ops.TupleGets(xs[0])[0] }},
 }
 
 func un(f func(*graph.Node) *graph.Node) func(xs ...*graph.Node) *graph.Node {

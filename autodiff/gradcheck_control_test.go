@@ -1,0 +1,183 @@
+package autodiff_test
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/exectest"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// The finite-difference checks of the control-flow ops' gradients
+// (ops/control_grad.go). They run on the reference evaluator
+// (exectest.Eval, float64) and on the CPU backend, the checks of
+// TestFiniteDifferences: y = Σ f·R, central differences, 1e-6.
+var controlGradCases = map[string][]gradCase{}
+
+// refRunner evaluates with exectest.Eval, the float64 reference.
+func refRunner(outputs []*graph.Node) (func(exec.Feeds) ([]*tensor.Tensor, error), func(), error) {
+	return func(f exec.Feeds) ([]*tensor.Tensor, error) { return exectest.Eval(outputs, f) }, func() {}, nil
+}
+
+func init() {
+	s := func(dims ...int) tensor.Shape { return tensor.Shape(dims) }
+	add := func(name string, cs ...gradCase) { controlGradCases[name] = append(controlGradCases[name], cs...) }
+	n1 := func(ns []*graph.Node) *graph.Node { return ns[0] }
+
+	// Cond: the branch taken is the sign of sum(x0); x1 is captured by
+	// both branches (read directly, not passed as an operand).
+	cond := func(x []*graph.Node) []*graph.Node {
+		pred := ops.Greater(ops.Sum(x[0]), ops.Scalar(x[0], 0))
+		return ops.Cond(pred,
+			func(p []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Mul(p[0], ops.Sin(x[1])), ops.Mul(p[0], p[0])}
+			},
+			func(p []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Add(p[0], ops.Exp(x[1])), ops.Sin(p[0])}
+			}, x[0])
+	}
+	add("Cond",
+		gradCase{"then", []operand{{s(3), uniform(0.5, 1.5)}, {s(3), uniform(-2, 2)}}, func(x []*graph.Node) *graph.Node { return n1(cond(x)) }},
+		gradCase{"else", []operand{{s(3), uniform(-1.5, -0.5)}, {s(3), uniform(-2, 2)}}, func(x []*graph.Node) *graph.Node { return n1(cond(x)) }},
+		// Both results reach y (the second squared).
+		gradCase{"two-results", []operand{{s(2), uniform(-1.5, -0.5)}, {s(2), uniform(-2, 2)}}, func(x []*graph.Node) *graph.Node {
+			r := cond(x)
+			return ops.Add(r[0], ops.Mul(r[1], r[1]))
+		}},
+		// A branch returning its operand unchanged (the cotangent passes
+		// through), the other a constant (no cotangent).
+		gradCase{"identity-and-const", op1(s(2, 2), uniform(0.5, 1.5)), func(x []*graph.Node) *graph.Node {
+			pred := ops.Less(ops.Sum(x[0]), ops.Scalar(x[0], 0))
+			return ops.Mul(x[0], n1(ops.Cond(pred,
+				func(p []*graph.Node) []*graph.Node { return []*graph.Node{ops.ZerosLike(p[0])} },
+				func(p []*graph.Node) []*graph.Node { return []*graph.Node{p[0]} }, x[0])))
+		}},
+	)
+
+	// Scan: h' = tanh(h·W + x_t), y_t = h'·x_t; f = Σ_t y_t + h_final.
+	// h is a carry, x is scanned, W is captured.
+	rnn := func(opts ...ops.LoopOption) func(x []*graph.Node) *graph.Node {
+		return func(x []*graph.Node) *graph.Node {
+			c, ys := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				h := ops.Tanh(ops.Add(ops.MatMul(c[0], x[2]), xt[0]))
+				return []*graph.Node{h}, []*graph.Node{ops.Mul(h, xt[0])}
+			}, []*graph.Node{x[0]}, []*graph.Node{x[1]}, 4, opts...)
+			return ops.Add(ops.Sum(ys[0], 0), c[0])
+		}
+	}
+	rnnIn := []operand{{s(3), uniform(-1, 1)}, {s(4, 3), uniform(-1, 1)}, {s(3, 3), uniform(-0.8, 0.8)}}
+	add("Scan",
+		gradCase{"carry-xs-capture", rnnIn, rnn()},
+		gradCase{"reverse", rnnIn, rnn(ops.ScanReverse())},
+		gradCase{"remat", rnnIn, rnn(ops.ScanRemat())},
+		gradCase{"remat-reverse", rnnIn, rnn(ops.ScanRemat(), ops.ScanReverse())},
+		// Only the stacked ys reach y, and two carries, one an int
+		// counter (no cotangent) that scales each step: h' = h·sin(x_t) +
+		// k·x_t, k' = k+1.
+		gradCase{"ys-int-counter", []operand{{s(2), uniform(-1, 1)}, {s(3, 2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
+			k0 := ops.Full(x[0].Graph(), tensor.Int32, 1)
+			_, ys := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				k := ops.Cast(c[1], tensor.Float64)
+				h := ops.Add(ops.Mul(c[0], ops.Sin(xt[0])), ops.Mul(k, xt[0]))
+				return []*graph.Node{h, ops.Add(c[1], ops.Scalar(c[1], 1))}, []*graph.Node{ops.Mul(h, h)}
+			}, []*graph.Node{x[0], k0}, []*graph.Node{x[1]}, 3)
+			return ys[0]
+		}},
+		// A Scan in a Scan's body: the inner one runs two steps of
+		// h = sin(h·x_t + w) over each outer step's x_t; w is captured by
+		// the inner body from the outer graph (two levels out).
+		gradCase{"nested", []operand{{s(2), uniform(-1, 1)}, {s(3, 2), uniform(-1, 1)}, {s(2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
+			c, ys := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				ic, _ := ops.Scan(func(d, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+					return []*graph.Node{ops.Sin(ops.Add(ops.Mul(d[0], xt[0]), x[2]))}, nil
+				}, []*graph.Node{c[0]}, nil, 2)
+				return ic, []*graph.Node{ops.Mul(ic[0], c[0])}
+			}, []*graph.Node{x[0]}, []*graph.Node{x[1]}, 3)
+			return ops.Add(ops.Sum(ys[0], 0), ops.Mul(c[0], c[0]))
+		}},
+		// No steps: the carry is the init, the ys empty.
+		gradCase{"length-0", []operand{{s(2), uniform(-1, 1)}, {s(0, 2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
+			c, _ := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				return []*graph.Node{ops.Mul(c[0], xt[0])}, []*graph.Node{c[0]}
+			}, []*graph.Node{x[0]}, []*graph.Node{x[1]}, 0)
+			return ops.Mul(c[0], c[0])
+		}},
+		// The second derivative: f is the gradient of Σ_t y_t + h_final
+		// with respect to W, and the check differentiates it again.
+		gradCase{"second-order", rnnIn, func(x []*graph.Node) *graph.Node {
+			return autodiff.Grad(ops.Sum(rnn()(x)), x[2])[0]
+		}},
+		gradCase{"second-order-remat", rnnIn, func(x []*graph.Node) *graph.Node {
+			return autodiff.Grad(ops.Sum(rnn(ops.ScanRemat())(x)), x[0])[0]
+		}},
+	)
+
+	// WhileMax: c = c·1.5 + sin(w)·0.1 while sum(c) < 4, with an int
+	// trip counter. From c = [0.6, 0.7] the sums are 1.3, ~2, ~3, ~4.5:
+	// three trips, the bound 10 not hit (and far from the threshold, so
+	// the trip count does not change under the finite differences'
+	// steps); with the bound 2 the loop stops at it.
+	grow := func(max int) func(x []*graph.Node) *graph.Node {
+		return func(x []*graph.Node) *graph.Node {
+			k0 := ops.Full(x[0].Graph(), tensor.Int64, 0)
+			r := ops.WhileMax(max, func(c []*graph.Node) *graph.Node {
+				return ops.Less(ops.Sum(c[0]), ops.Scalar(c[0], 4))
+			}, func(c []*graph.Node) []*graph.Node {
+				next := ops.Add(ops.Mul(c[0], ops.Scalar(c[0], 1.5)), ops.Mul(ops.Sin(x[1]), ops.Scalar(x[1], 0.1)))
+				return []*graph.Node{next, ops.Add(c[1], ops.Scalar(c[1], 1))}
+			}, x[0], k0)
+			return ops.Mul(r[0], ops.Cast(r[1], tensor.Float64))
+		}
+	}
+	whileIn := []operand{fixed(s(2), 0.6, 0.7), {s(2), uniform(-1, 1)}}
+	add("While",
+		gradCase{"bound-not-hit", whileIn, grow(10)},
+		gradCase{"bound-hit", whileIn, grow(2)},
+	)
+}
+
+// TestControlFiniteDifferences checks the control-flow gradients against
+// central differences, evaluated by the reference evaluator.
+func TestControlFiniteDifferences(t *testing.T) {
+	names := make([]string, 0, len(controlGradCases))
+	for n := range controlGradCases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for oi, name := range names {
+		for ci, c := range controlGradCases[name] {
+			t.Run("ref/"+name+"/"+c.name, func(t *testing.T) {
+				gradCheckWith(t, refRunner, c, uint64(1000+oi*16+ci), fdStep[name+"/"+c.name], hand[name+"/"+c.name])
+			})
+		}
+	}
+}
+
+// An unbounded While has no gradient: a build error naming WhileMax.
+func TestWhileWithoutBoundNotDifferentiable(t *testing.T) {
+	g := graph.New()
+	x := g.Input("x", tensor.Float64, 2)
+	r := ops.While(func(c []*graph.Node) *graph.Node {
+		return ops.Less(ops.Sum(c[0]), ops.Scalar(c[0], 4))
+	}, func(c []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.Mul(c[0], ops.Scalar(c[0], 2))}
+	}, x)
+	gr := autodiff.Grad(ops.Sum(r[0]), x)[0]
+	if gr.Valid() {
+		t.Fatal("the gradient through an unbounded While is valid")
+	}
+	err := g.Err()
+	if err == nil || !errors.Is(err, graph.ErrInvalid) || !strings.Contains(err.Error(), "use ops.WhileMax") ||
+		!strings.Contains(err.Error(), "gradcheck_control_test.go") {
+		t.Fatalf("error %v: want an ErrInvalid naming ops.WhileMax and the While's call site", err)
+	}
+}
+
+var _ = math.Abs
