@@ -33,7 +33,16 @@
 //     disk under
 //     $LOOM_CUDA_CACHE (default: the user cache directory's loom/cuda;
 //     "off" disables the disk cache) by a hash of the source, the options,
-//     the NVRTC version and the compute capability.
+//     the NVRTC version and the compute capability;
+//   - control flow (Cond, While, Scan: control.go): every body is lowered
+//     like a program, into the same module and stream, with its own arena;
+//     an iteration rebinds the body's parameter and result addresses (no
+//     copies: Scan's x_t and y_t are addresses of step t in xs and in the
+//     result, the carries alternate between the result and a spare
+//     buffer) and enqueues the body's kernels. Cond's predicate and
+//     While's condition are read back to the host, once per Cond and per
+//     While iteration; a Scan reads nothing back. CUDA graph conditional
+//     nodes are not used (they cannot be tested on the emulator).
 //
 // Profiling (profile.NewContext on the Run's context): every kernel's GPU
 // time from CUDA events, on the stream's own track with a flow arrow from
