@@ -146,6 +146,14 @@ func (p *Program) checkNumerics(f *Frame) error {
 				ins[i] = in.Type()
 			}
 			op := n.Op().String()
+			if ta, ok := n.Attr().(opdef.TupleAttr); ok && len(n.Inputs()) == 1 {
+				// a loop's result: name the loop
+				op = fmt.Sprintf("%s[result %d]", n.Input(0).Op(), ta.Index)
+				ins = ins[:0]
+				for _, in := range n.Input(0).Inputs() {
+					ins = append(ins, in.Type())
+				}
+			}
 			if a, ok := n.Attr().(*opdef.FusedAttr); ok {
 				op = "Fused[" + strings.Join(a.OpNames(), ",") + "]"
 			}
