@@ -509,3 +509,19 @@ func verifyWithBodies(g *graph.Graph) error {
 	}
 	return nil
 }
+
+// bodyArenas is the memory of the arenas of p's control-flow bodies
+// (each program instance has one of each, nested bodies included), and
+// their constants, for the memory check.
+func bodyArenas(p *Plan) int64 {
+	var total int64
+	for _, bodies := range p.Bodies {
+		for _, b := range bodies {
+			total += b.ArenaBytes + bodyArenas(b.Plan)
+			for _, v := range b.Consts {
+				total += b.Values[v].Bytes
+			}
+		}
+	}
+	return total
+}

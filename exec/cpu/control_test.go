@@ -144,6 +144,36 @@ var loopCases = []loopCase{
 		}, g.Const(tensor.Scalar(float32(1))))
 		return out, map[*graph.Node]*tensor.Tensor{xs: seq(tensor.Float32, 1, 4)}
 	}},
+	{"scan-passthrough-and-capture-results", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// The body returns a carry unchanged, a capture as a y and the x
+		// itself as a y: copies inside the body.
+		a := g.Input("a", tensor.Float32, 2)
+		b := g.Input("b", tensor.Float32, 3)
+		xs := g.Input("xs", tensor.Float32, 3, 2)
+		c, ys := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			return []*graph.Node{c[0], ops.Add(c[1], x[0])}, []*graph.Node{b, x[0]}
+		}, []*graph.Node{a, a}, []*graph.Node{xs}, -1)
+		return append(c, ys...), map[*graph.Node]*tensor.Tensor{a: seq(tensor.Float32, 1, 2), b: seq(tensor.Float32, 2, 3), xs: seq(tensor.Float32, 1, 3, 2)}
+	}},
+	{"scan-in-scan-cond-in-scan", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// outer over rows of m: inner Scan over the row's elements (a
+		// cumulative product scaled by an invariant), then a Cond on its
+		// sign.
+		m := g.Input("m", tensor.Float64, 4, 3)
+		w := g.Input("w", tensor.Float64)
+		c, ys := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			pc, _ := ops.Scan(func(p, e []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				return []*graph.Node{ops.Mul(p[0], ops.Add(e[0], ops.Mul(w, ops.Scalar(e[0], 0.5))))}, nil
+			}, []*graph.Node{ops.Scalar(x[0], 1)}, []*graph.Node{x[0]}, -1)
+			r := ops.Cond(ops.Greater(pc[0], ops.Scalar(pc[0], 0)), func(v []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Sqrt(v[0])}
+			}, func(v []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Neg(v[0])}
+			}, pc[0])
+			return []*graph.Node{ops.Add(c[0], r[0])}, []*graph.Node{r[0]}
+		}, []*graph.Node{g.Const(tensor.Scalar(float64(0)))}, []*graph.Node{m}, -1)
+		return append(c, ys...), map[*graph.Node]*tensor.Tensor{m: seq(tensor.Float64, 2, 4, 3), w: tensor.Scalar(float64(0.3))}
+	}},
 }
 
 // TestLoopsMatchReference runs every loop case on the CPU, with the
