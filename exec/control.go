@@ -272,11 +272,18 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 		// stays: computed in the body (depends on a varying parameter, or
 		// is not hoistable).
 		stays := map[*graph.Node]bool{}
+		// reads: the node reads a capture (one computed only from
+		// constants is left to the body's constant folding).
+		reads := map[*graph.Node]bool{}
 		for _, m := range graph.Ancestors(b.Results...) {
+			for _, in := range m.Inputs() {
+				reads[m] = reads[m] || reads[in]
+			}
 			switch {
 			case m.Op() == graph.OpInput:
 				j, ok := info.param[m]
 				stays[m] = !ok || j < fixed
+				reads[m] = true
 			case m.Op().IsLeaf():
 				stays[m] = false
 			case !hoistable(m):
@@ -299,7 +306,7 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 				return
 			}
 			seen[m] = true
-			if !stays[m] && !expansion(m) {
+			if !stays[m] && !expansion(m) && reads[m] {
 				info.isFront[m] = true
 				info.frontier = append(info.frontier, m)
 				return

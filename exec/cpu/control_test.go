@@ -98,6 +98,18 @@ var loopCases = []loopCase{
 		}, x0, g.Const(tensor.Scalar(int64(0))))
 		return out, map[*graph.Node]*tensor.Tensor{x0: seq(tensor.Float32, 1, 4), limit: tensor.Scalar(float32(300))}
 	}},
+	{"while-hoisted-invariant", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// exp(w)·0.5 is invariant (hoisted out of the body; the cond reads
+		// it too): x <- x + exp(w)·0.5 while max(x) < 4.
+		x0 := g.Input("x0", tensor.Float32, 3)
+		w := g.Input("w", tensor.Float32, 3)
+		out := ops.While(func(c []*graph.Node) *graph.Node {
+			return ops.Less(ops.Max(ops.Add(c[0], ops.Mul(w, ops.Scalar(c[0], 0)))), ops.Scalar(c[0], 4))
+		}, func(c []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Add(c[0], ops.Mul(ops.Exp(w), ops.Scalar(c[0], 0.5)))}
+		}, x0)
+		return out, map[*graph.Node]*tensor.Tensor{x0: seq(tensor.Float32, 1, 3), w: seq(tensor.Float32, 0.5, 3)}
+	}},
 	{"while-zero-trips", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
 		x0 := g.Input("x0", tensor.Float32, 4)
 		out := ops.While(func(c []*graph.Node) *graph.Node {
