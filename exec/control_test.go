@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -299,5 +301,33 @@ func TestCheckNumericsBlamesLoop(t *testing.T) {
 	_, err = p.Run(context.Background(), exec.Feeds{x: sinT(tensor.Float32, 3, 2)})
 	if !errors.Is(err, exec.ErrNonFinite) || !strings.Contains(err.Error(), "Scan[result 0]") || !strings.Contains(err.Error(), "control_test.go:") {
 		t.Errorf("Run: %v, want ErrNonFinite naming the Scan and its line", err)
+	}
+}
+
+// TestTraceOfLoop: a profiled Run of a Scan records the loop's step with
+// its iteration count, and the trace passes the strict validator.
+func TestTraceOfLoop(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	h0, xs, w, carry, _ := rnnScan(g, tensor.Float32)
+	p, err := exec.Compile(be, carry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rec := profile.New()
+	if _, err := p.Run(profile.NewContext(context.Background(), rec), rnnFeeds(tensor.Float32, h0, xs, w)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rec.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	if err := profile.Validate(strings.NewReader(s)); err != nil {
+		t.Fatalf("trace of a loop: %v", err)
+	}
+	if !regexp.MustCompile(`"iterations":\s*4`).MatchString(s) {
+		t.Errorf("the trace does not show the Scan's 4 iterations:\n%s", s)
 	}
 }

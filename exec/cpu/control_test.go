@@ -410,3 +410,48 @@ func TestConcurrentLoopRuns(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// iterObserver records the iterations the loops report.
+type iterObserver struct{ iters map[int]int }
+
+func (o *iterObserver) Now() int64                         { return 0 }
+func (o *iterObserver) Step(int, int64, int64)             {}
+func (o *iterObserver) Part(int, int, int64, int64, int64) {}
+func (o *iterObserver) Iterations(step, n int)             { o.iters[step] += n }
+
+// TestLoopIterationsObserved: a profiled Run reports each top-level
+// loop's iteration count (a While's trips, a Scan's length) for its step.
+func TestLoopIterationsObserved(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	g := graph.New()
+	h0, xs, w, outs := rnn(g, 5, 2, 3)
+	wl := ops.While(func(c []*graph.Node) *graph.Node {
+		return ops.Less(c[1], ops.Scalar(c[1], 3))
+	}, func(c []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.Tanh(ops.MatMul(c[0], w)), ops.Add(c[1], ops.Scalar(c[1], 1))}
+	}, h0, g.Const(tensor.Scalar(int32(0))))
+	outs = append(outs, wl...)
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	obs := &iterObserver{iters: map[int]int{}}
+	feeds := exec.Feeds{h0: seq(tensor.Float32, 1, 2, 3), xs: seq(tensor.Float32, 1, 5, 2, 3), w: seq(tensor.Float32, 0.3, 3, 3)}
+	if _, err := p.Run(exec.WithObserver(context.Background(), obs), feeds); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"Scan": 5, "While": 3}
+	for i, s := range p.Plan().Steps {
+		if n, ok := want[s.Node.Op().String()]; ok && s.Kind == exec.KernelStep {
+			if obs.iters[i] != n {
+				t.Errorf("step %d (%s): %d iterations reported, want %d", i, s.Node.Op(), obs.iters[i], n)
+			}
+			delete(want, s.Node.Op().String())
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no step for %v", want)
+	}
+}
