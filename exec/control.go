@@ -216,11 +216,13 @@ func hoistable(n *graph.Node) bool {
 	return true
 }
 
-// expansion reports whether n only repeats or views its operand's
-// elements (BroadcastTo, Reshape): hoisting it would store a larger value
-// the body reads in place anyway, so its operand is hoisted instead.
+// expansion reports whether n only repeats, views or reorders its
+// operand's elements (BroadcastTo, Reshape, Transpose): hoisting it would
+// store a value the body reads in place anyway (a broadcast operand, a
+// view, MatMul's transposition flags once the body is simplified), so its
+// operand is hoisted instead.
 func expansion(n *graph.Node) bool {
-	return n.Op() == ops.OpBroadcastTo || n.Op() == ops.OpReshape
+	return n.Op() == ops.OpBroadcastTo || n.Op() == ops.OpReshape || n.Op() == ops.OpTranspose
 }
 
 // hoist moves the loop-invariant nodes of While and Scan bodies (those
