@@ -331,3 +331,19 @@ func TestTraceOfLoop(t *testing.T) {
 		t.Errorf("the trace does not show the Scan's 4 iterations:\n%s", s)
 	}
 }
+
+// TestVariableInBodyRefused: a Variable created on a body graph (rather
+// than read from the outer graph) is a compile error naming it.
+func TestVariableInBodyRefused(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 2)
+	c, _ := ops.Scan(func(c, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+		v := c[0].Graph().Variable("inner", tensor.Zeros(tensor.Float32, 2))
+		return []*graph.Node{ops.Add(c[0], v)}, nil
+	}, []*graph.Node{x}, nil, 2)
+	_, err := exec.Compile(be, c)
+	if err == nil || !strings.Contains(err.Error(), `Variable "inner"`) || !strings.Contains(err.Error(), "body of Scan") {
+		t.Errorf("Compile: %v, want an error naming the body's Variable", err)
+	}
+}
