@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/loomgraph/loom/exec"
@@ -30,13 +31,23 @@ func gruStep(h, xp, wh *graph.Node) *graph.Node {
 // into one graph (fused, as a graph without loops compiles); and one Run
 // per step from the host, feeding h back. Each iteration is the whole
 // sequence.
+//
+// h256b32 is the size; h32b4, a small one, shows the per-step
+// overheads.
 func BenchmarkScanGRU(b *testing.B) {
-	const steps, batch, hidden = 1000, 32, 256
 	be, err := cpu.New()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer be.Close()
+	for _, size := range []struct{ hidden, batch int }{{256, 32}, {32, 4}} {
+		b.Run(fmt.Sprintf("h%db%d", size.hidden, size.batch), func(b *testing.B) {
+			benchGRU(b, be, 1000, size.batch, size.hidden)
+		})
+	}
+}
+
+func benchGRU(b *testing.B, be exec.Backend, steps, batch, hidden int) {
 	h0t := seq(tensor.Float32, 0.5, batch, hidden)
 	xst := seq(tensor.Float32, 1, steps, batch, 3*hidden)
 	wht := seq(tensor.Float32, 0.05, hidden, 3*hidden)
@@ -95,12 +106,12 @@ func BenchmarkScanGRU(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/steps, "ns/step")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps), "ns/step")
 	})
 }
 
 func runBench(b *testing.B, be exec.Backend, outs []*graph.Node, feeds exec.Feeds) {
-	const steps = 1000
+	const steps = 1000 // for ns/step
 	p, err := exec.Compile(be, outs)
 	if err != nil {
 		b.Fatal(err)
