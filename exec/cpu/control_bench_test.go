@@ -133,3 +133,55 @@ func runBench(b *testing.B, be exec.Backend, outs []*graph.Node, feeds exec.Feed
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/steps, "ns/step")
 }
+
+// BenchmarkLoopOverhead: the cost of one iteration of a Scan and of a
+// While whose bodies are one scalar Add (and the While's compare): the
+// loop's own overhead per iteration (ns/iter), next to one Run of the
+// same Add from the host.
+func BenchmarkLoopOverhead(b *testing.B) {
+	const n = 10000
+	be, err := cpu.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	ctx := context.Background()
+	bench := func(b *testing.B, outs []*graph.Node, feeds exec.Feeds, iters int) {
+		p, err := exec.Compile(be, outs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		res := make([]*tensor.Tensor, len(outs))
+		for i, o := range outs {
+			res[i] = tensor.Zeros(o.DType(), o.Shape()...)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if err := p.RunInto(ctx, feeds, res); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(iters), "ns/iter")
+	}
+	b.Run("scan", func(b *testing.B) {
+		g := graph.New()
+		x := g.Input("x", tensor.Float32)
+		c, _ := ops.Scan(func(c, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			return []*graph.Node{ops.Add(c[0], ops.Scalar(c[0], 1))}, nil
+		}, []*graph.Node{x}, nil, n)
+		bench(b, c, exec.Feeds{x: tensor.Scalar(float32(0))}, n)
+	})
+	b.Run("while", func(b *testing.B) {
+		g := graph.New()
+		x := g.Input("x", tensor.Float32)
+		c := ops.While(func(c []*graph.Node) *graph.Node { return ops.Less(c[0], ops.Scalar(c[0], n)) },
+			func(c []*graph.Node) []*graph.Node { return []*graph.Node{ops.Add(c[0], ops.Scalar(c[0], 1))} }, x)
+		bench(b, c, exec.Feeds{x: tensor.Scalar(float32(0))}, n)
+	})
+	b.Run("run-per-iter", func(b *testing.B) {
+		g := graph.New()
+		x := g.Input("x", tensor.Float32)
+		bench(b, []*graph.Node{ops.Add(x, ops.Scalar(x, 1))}, exec.Feeds{x: tensor.Scalar(float32(0))}, 1)
+	})
+}
