@@ -419,9 +419,28 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 
 // ---- precision ----
 
+// converter converts control-flow nodes from one float type to another
+// (the precision pass), remembering each attribute's conversion so that
+// Extends links survive (link, after the rewrite).
+type converter struct {
+	from, to tensor.DType
+	attrs    map[*opdef.ControlAttr]*opdef.ControlAttr
+}
+
+// link points each converted attribute's Extends at the conversion of
+// the attribute it extended.
+func (cv *converter) link() {
+	for old, na := range cv.attrs {
+		if old.Extends != nil {
+			na.Extends = cv.attrs[old.Extends]
+		}
+	}
+}
+
 // convertControl rebuilds control-flow node n (operands ins already
 // converted in ng) with its bodies computing in to instead of from.
-func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tensor.DType) *graph.Node {
+func (cv *converter) convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node) *graph.Node {
+	from, to := cv.from, cv.to
 	a := controlAttr(n)
 	conv := func(t opdef.Type) opdef.Type {
 		if t.DType == from {
@@ -431,7 +450,11 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 	}
 	na := *a
 	na.NewID()
-	na.Extends = nil
+	na.Extends = nil // set by link
+	if cv.attrs == nil {
+		cv.attrs = map[*opdef.ControlAttr]*opdef.ControlAttr{}
+	}
+	cv.attrs[a] = &na
 	na.Outs = make([]opdef.Type, len(a.Outs))
 	for i, t := range a.Outs {
 		na.Outs[i] = conv(t)
@@ -456,7 +479,7 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 			for i, in := range m.Inputs() {
 				xs[i] = visit(in)
 			}
-			r := convertNode(sub, m, xs, from, to)
+			r := cv.convertNode(sub, m, xs)
 			done[m] = r
 			return r
 		}
@@ -474,7 +497,8 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 
 // convertNode rebuilds node n in g with operands ins computing in to
 // instead of from (the precision pass's rules, for body nodes).
-func convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tensor.DType) *graph.Node {
+func (cv *converter) convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node) *graph.Node {
+	from, to := cv.from, cv.to
 	switch {
 	case n.Op() == graph.OpConst && n.DType() == from:
 		t, _ := tensor.FromFloat64s(to, n.Value().Float64s(), n.Shape()...)
@@ -484,7 +508,7 @@ func convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tens
 	case n.Op() == ops.OpCast && n.DType() == from:
 		return ops.Cast(ins[0], to)
 	case isControl(n):
-		return convertControl(g, n, ins, from, to)
+		return cv.convertControl(g, n, ins)
 	case n.Op() == ops.OpTupleGet:
 		ta := n.Attr().(opdef.TupleAttr)
 		outs := controlAttr(ins[0]).Outs
