@@ -358,6 +358,7 @@ func TestIndexErrorInScan(t *testing.T) {
 	if !errors.Is(err, exec.ErrIndexOutOfRange) {
 		t.Fatalf("Run: %v, want ErrIndexOutOfRange", err)
 	}
+	t.Log(err)
 	for _, want := range []string{"Scan", "step 2", "body step", "Gather", "control_test.go:", "index 9"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
