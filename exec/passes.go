@@ -21,7 +21,7 @@ const foldLimit = 64
 
 func foldable(n *graph.Node, ins []*graph.Node) bool {
 	d := opdef.Lookup(n.Op())
-	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused {
+	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || d.Kind == opdef.Control {
 		return false
 	}
 	size := 0
@@ -161,6 +161,7 @@ func precision(c *compilation) error {
 		out, _ := tensor.FromFloat64s(to, t.Float64s(), t.Shape()...)
 		return out
 	}
+	cv := &converter{from: from, to: to}
 	err := c.rewriteLeaves(func(ng *graph.Graph, n *graph.Node) (*graph.Node, *graph.Node) {
 		if n.DType() != from {
 			return nil, nil
@@ -177,6 +178,10 @@ func precision(c *compilation) error {
 			return ng.ConstShared(convert(n.Value()), n.Site())
 		case n.Op() == ops.OpCast && n.DType() == from:
 			return ops.Cast(ins[0], to)
+		case isControl(n), n.Op() == ops.OpTupleGet:
+			// control flow: the bodies compute in the new type too, and
+			// the tuple's layout changes with its results' types
+			return cv.convertNode(ng, n, ins)
 		case n.DType() == from && opdef.Lookup(n.Op()) != nil && opdef.Lookup(n.Op()).Kind == opdef.Random:
 			// random (issue 14): a float random op draws in the new type
 			a := n.Attr().(opdef.RandomAttr)
@@ -188,6 +193,7 @@ func precision(c *compilation) error {
 	if err != nil {
 		return err
 	}
+	cv.link()
 	for i, n := range c.gOuts {
 		if n.DType() != userTypes[i] {
 			c.gOuts[i] = ops.Cast(n, userTypes[i])
