@@ -23,11 +23,6 @@ func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b))
 // Program lowered; an error stops the lowering there.
 var lowerHook func([]cudagen.Func) error
 
-// planHook, when set (by tests), may complete a plan before it is
-// lowered (control_shim_test.go compiles the bodies of control-flow ops
-// until the compiler does: temporary).
-var planHook func(*Backend, *exec.Plan) error
-
 // launch is one kernel launch with its parameter block: vals holds the
 // device pointers, params points at each (cuLaunchKernel's kernelParams);
 // both live in page-locked host memory (paramBlocks).
@@ -101,8 +96,7 @@ type executable struct {
 	runFn func() error
 }
 
-// view is a value whose bytes are at off in root's (Plan.Root, and the
-// sum of the ViewOffsets on the way).
+// view is a value whose bytes are at off in root's (Plan.View).
 type view struct {
 	v, root int
 	off     int64
@@ -122,11 +116,6 @@ type evTime struct {
 // one module) and sets up its device memory.
 func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	fs := &funcSet{seen: map[string]bool{}}
-	if planHook != nil {
-		if err := planHook(b, p); err != nil {
-			return nil, err
-		}
-	}
 	e, err := b.prepare(p, nil, fs)
 	if err != nil {
 		return nil, err
@@ -187,12 +176,8 @@ func (b *Backend) prepare(p *exec.Plan, parent *executable, fs *funcSet) (*execu
 		if v.Alias < 0 {
 			continue
 		}
-		w := view{v: i, root: i}
-		for p.Values[w.root].Alias >= 0 {
-			w.off += p.Values[w.root].ViewOffset
-			w.root = p.Values[w.root].Alias
-		}
-		e.views = append(e.views, w)
+		root, off := p.View(i)
+		e.views = append(e.views, view{v: i, root: root, off: off})
 	}
 	t := b.target()
 	for i, s := range p.Steps {
