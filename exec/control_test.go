@@ -230,6 +230,9 @@ func TestTupleGetIsAView(t *testing.T) {
 			copies++
 		}
 	}
+	if f := plan.Format(); !strings.Contains(f, "    body (params [0 1 3]):\n      ") || !strings.Contains(f, "MatMul") {
+		t.Errorf("the plan's text does not show the Scan's body:\n%s", f)
+	}
 	if views != 1 || copies != 1 {
 		t.Errorf("%d TupleGet views and %d copies into outputs, want 1 and 1:\n%s", views, copies, plan.Format())
 	}
