@@ -456,3 +456,40 @@ func TestLoopIterationsObserved(t *testing.T) {
 		t.Errorf("no step for %v", want)
 	}
 }
+
+// TestLoopCasesAllocateNothing: every loop case (nested loops, Conds,
+// zero-trip and zero-length loops included) runs without allocating once
+// warm (RunInto).
+func TestLoopCasesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	be, _ := cpu.New()
+	defer be.Close()
+	for _, c := range loopCases {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			outs, feeds := c.build(g)
+			p, err := exec.Compile(be, outs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res := make([]*tensor.Tensor, len(outs))
+			for i, o := range outs {
+				res[i] = tensor.Zeros(o.DType(), o.Shape()...)
+			}
+			ctx := context.Background()
+			if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(10, func() {
+				if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("%v allocations per Run, want 0", a)
+			}
+		})
+	}
+}
