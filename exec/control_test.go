@@ -230,6 +230,9 @@ func TestTupleGetIsAView(t *testing.T) {
 			copies++
 		}
 	}
+	if f := plan.Format(); !strings.Contains(f, "    body (params [0 1 3]):\n      ") || !strings.Contains(f, "MatMul") {
+		t.Errorf("the plan's text does not show the Scan's body:\n%s", f)
+	}
 	if views != 1 || copies != 1 {
 		t.Errorf("%d TupleGet views and %d copies into outputs, want 1 and 1:\n%s", views, copies, plan.Format())
 	}
@@ -351,5 +354,40 @@ func TestVariableInBodyRefused(t *testing.T) {
 	_, err := exec.Compile(be, c)
 	if err == nil || !strings.Contains(err.Error(), `Variable "inner"`) || !strings.Contains(err.Error(), "body of Scan") {
 		t.Errorf("Compile: %v, want an error naming the body's Variable", err)
+	}
+}
+
+// TestLoopUpdatesVariable: a Variable updated with a loop's result (the
+// TupleGet copied into the variable's next buffer) and read inside the
+// loop's body (a capture) keeps its value through each Run.
+func TestLoopUpdatesVariable(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	v := g.Variable("v", tensor.Scalar(float64(1)))
+	scale := g.Variable("scale", tensor.Scalar(float64(3)))
+	// v <- v·scale, three times: v·27 per Run.
+	c, _ := ops.Scan(func(c, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+		return []*graph.Node{ops.Mul(c[0], scale)}, nil
+	}, []*graph.Node{v}, nil, 3)
+	p, err := exec.Compile(be, []*graph.Node{c[0]}, exec.Update(v, c[0]), exec.VerifyEachPass())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for run, want := range []float64{27, 729} { // 1·3³, then 27·3³ (hand)
+		res, err := p.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res[0].Float64(0); got != want {
+			t.Errorf("run %d: %v, want %v", run, got, want)
+		}
+	}
+	cur, err := p.Read(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.Float64(0) != 729 {
+		t.Errorf("v = %v after two Runs, want 729", cur.Float64(0))
 	}
 }

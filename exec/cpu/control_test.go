@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -454,5 +455,100 @@ func TestLoopIterationsObserved(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Errorf("no step for %v", want)
+	}
+}
+
+// TestLoopCasesAllocateNothing: every loop case (nested loops, Conds,
+// zero-trip and zero-length loops included) runs without allocating once
+// warm (RunInto).
+func TestLoopCasesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	be, _ := cpu.New()
+	defer be.Close()
+	for _, c := range loopCases {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			outs, feeds := c.build(g)
+			p, err := exec.Compile(be, outs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res := make([]*tensor.Tensor, len(outs))
+			for i, o := range outs {
+				res[i] = tensor.Zeros(o.DType(), o.Shape()...)
+			}
+			ctx := context.Background()
+			if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(10, func() {
+				if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("%v allocations per Run, want 0", a)
+			}
+		})
+	}
+}
+
+// TestPanicInLoopIsAnError: a panic anywhere in a Run with a loop (a
+// body kernel, the body's step loop, the loop between iterations, the
+// outer steps; injected at the k-th check for cancellation) becomes the
+// Run's error (naming the Scan's step and the body's step when inside
+// the body), and the program runs correctly afterwards.
+func TestPanicInLoopIsAnError(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	g := graph.New()
+	h0, xs, w, outs := rnn(g, 6, 2, 4)
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{h0: seq(tensor.Float32, 1, 2, 4), xs: seq(tensor.Float32, 1, 6, 2, 4), w: seq(tensor.Float32, 0.3, 4, 4)}
+	want, err := exectest.Eval(outs, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background()) // cancellable: the checks run
+	defer cancel()
+	inBody := 0
+	for k := int64(1); k <= 40; k++ {
+		var calls atomic.Int64
+		restore := cpu.SetCheckHook(func() {
+			if calls.Add(1) == k {
+				panic("injected")
+			}
+		})
+		_, err := p.Run(ctx, feeds)
+		restore()
+		if calls.Load() < k {
+			break // fewer checks than k: the run completed
+		}
+		if err == nil || !strings.Contains(err.Error(), "injected") {
+			t.Fatalf("panic at check %d: Run returned %v, want an error naming the panic", k, err)
+		}
+		if strings.Contains(err.Error(), "body step") {
+			inBody++
+			if !strings.Contains(err.Error(), "Scan: step ") {
+				t.Errorf("panic at check %d inside the body: %v does not name the Scan's step", k, err)
+			}
+		}
+	}
+	t.Logf("%d injected panics inside the body", inBody)
+	if inBody == 0 {
+		t.Errorf("no injected panic landed inside the body")
+	}
+	got, err := p.Run(ctx, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		checkClose(t, 0, i, got[i], want[i])
 	}
 }
