@@ -143,7 +143,8 @@ func controlCases() []Case {
 // controlRunErrors checks a run error inside a body: a Scan whose body
 // gathers at the step's index fails at step 2 (index 7 of an axis of
 // length 3) with an error wrapping exec.ErrIndexOutOfRange that names the
-// Scan, the Gather and the iteration; a good run afterwards works.
+// Scan, its step (the iteration), the Gather and its step in the body; a
+// good run afterwards works.
 func controlRunErrors(t *testing.T, be exec.Backend) {
 	f32, i32 := tensor.Float32, tensor.Int32
 	g := graph.New()
@@ -166,7 +167,7 @@ func controlRunErrors(t *testing.T, be exec.Backend) {
 	if !errors.Is(err, exec.ErrIndexOutOfRange) {
 		t.Errorf("error %q does not wrap exec.ErrIndexOutOfRange", err)
 	}
-	for _, want := range []string{"Scan", "Gather", "index 7", "iteration 2"} {
+	for _, want := range []string{"Scan", "Gather", "index 7", "step 2,", "body step", "built at"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
