@@ -83,7 +83,9 @@ func controlCases() []Case {
 				Tensor(i64, []float64{3, 1, 4, 1, 5}, 5), Rand(f32, tensor.Shape{4, 3}, -1, 1, 223), Rand(f32, tensor.Shape{3}, -1, 1, 224))
 			h0, u, k, wt, b := in[0], in[1], in[2], in[3], in[4]
 			step := func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
-				h := ops.Tanh(ops.Add(ops.Add(ops.MatMul(x[0], wt), ops.Mul(c[0], ops.Scalar(c[0], 0.5))), b))
+				// 2b is loop-invariant (a capture times a constant of the
+				// body): the compiler hoists it out of the loop.
+				h := ops.Tanh(ops.Add(ops.Add(ops.MatMul(x[0], wt), ops.Mul(c[0], ops.Scalar(c[0], 0.5))), ops.Mul(b, ops.Scalar(c[0], 2))))
 				n := ops.Add(c[1], ops.Scalar(c[1], 1))
 				return []*graph.Node{h, n}, []*graph.Node{ops.Sum(h, 1), ops.Mul(ops.Cast(n, i64), x[1]), ops.Greater(ops.Sum(h), ops.Scalar(ops.Sum(h), 0))}
 			}
