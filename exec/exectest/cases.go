@@ -85,6 +85,8 @@ func Cases() []Case {
 	cs = append(cs, complexCases()...) // complex numbers (issue 16)
 	cs = append(cs, fftCases()...)     // Fourier transforms (issue 16)
 	cs = append(cs, linalgCases()...)  // linear algebra (issue 16)
+	cs = append(cs, controlCases()...) // control flow (issue 22)
+	cs = append(cs, controlGradCases()...)
 	return cs
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,7 +84,9 @@ func controlCases() []Case {
 				Tensor(i64, []float64{3, 1, 4, 1, 5}, 5), Rand(f32, tensor.Shape{4, 3}, -1, 1, 223), Rand(f32, tensor.Shape{3}, -1, 1, 224))
 			h0, u, k, wt, b := in[0], in[1], in[2], in[3], in[4]
 			step := func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
-				h := ops.Tanh(ops.Add(ops.Add(ops.MatMul(x[0], wt), ops.Mul(c[0], ops.Scalar(c[0], 0.5))), b))
+				// 2b is loop-invariant (a capture times a constant of the
+				// body): the compiler hoists it out of the loop.
+				h := ops.Tanh(ops.Add(ops.Add(ops.MatMul(x[0], wt), ops.Mul(c[0], ops.Scalar(c[0], 0.5))), ops.Mul(b, ops.Scalar(c[0], 2))))
 				n := ops.Add(c[1], ops.Scalar(c[1], 1))
 				return []*graph.Node{h, n}, []*graph.Node{ops.Sum(h, 1), ops.Mul(ops.Cast(n, i64), x[1]), ops.Greater(ops.Sum(h), ops.Scalar(ops.Sum(h), 0))}
 			}
@@ -143,7 +146,8 @@ func controlCases() []Case {
 // controlRunErrors checks a run error inside a body: a Scan whose body
 // gathers at the step's index fails at step 2 (index 7 of an axis of
 // length 3) with an error wrapping exec.ErrIndexOutOfRange that names the
-// Scan, the Gather and the iteration; a good run afterwards works.
+// Scan, its step (the iteration), the Gather and its step in the body; a
+// good run afterwards works.
 func controlRunErrors(t *testing.T, be exec.Backend) {
 	f32, i32 := tensor.Float32, tensor.Int32
 	g := graph.New()
@@ -166,10 +170,15 @@ func controlRunErrors(t *testing.T, be exec.Backend) {
 	if !errors.Is(err, exec.ErrIndexOutOfRange) {
 		t.Errorf("error %q does not wrap exec.ErrIndexOutOfRange", err)
 	}
-	for _, want := range []string{"Scan", "Gather", "index 7", "iteration 2"} {
+	for _, want := range []string{"Scan", "Gather", "index 7", "built at"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
+	}
+	// The loop's iteration (2) and the Gather's step in the body (0), in
+	// each backend's words ("step 2, body step 0", "iteration 2, step 0").
+	if !regexp.MustCompile(`\b(iteration|step) 2, .*\bstep 0\b`).MatchString(err.Error()) {
+		t.Errorf("error %q does not name iteration 2 and the body's step 0", err)
 	}
 	// Indices 0, 1, 2, 2: the carry sums w[0]+w[1]+2·w[2] = 11 (hand).
 	out, err := prog.Run(context.Background(), exec.Feeds{idx: Tensor(i32, []float64{0, 1, 2, 2}, 4, 1), w: wv})

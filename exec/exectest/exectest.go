@@ -86,6 +86,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("run-errors", func(t *testing.T) { runErrors(t, be) })
 	t.Run("index-errors", func(t *testing.T) { indexRunErrors(t, be) })
 	t.Run("linalg-errors", func(t *testing.T) { linalgRunErrors(t, be) })
+	t.Run("control-errors", func(t *testing.T) { controlRunErrors(t, be) })
 }
 
 // modes: every case runs through the whole optimising pipeline, and with
@@ -99,7 +100,7 @@ var modes = []struct {
 	// (exec/simplify.go): they never reach a kernel.
 	{"opt", nil, []string{"StopGradient", "CustomGrad"}},
 	// no fusion, no Fused kernels
-	{"plain", []exec.Option{exec.DisablePasses("precision", "simplify", "constfold", "cse", "fuse")}, []string{"Fused"}},
+	{"plain", []exec.Option{exec.DisablePasses("precision", "simplify", "constfold", "cse", "loopcse", "hoist", "fuse")}, []string{"Fused"}},
 }
 
 // uncovered lists what covered lacks: each op of the table ("Op") and
