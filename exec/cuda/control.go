@@ -83,6 +83,9 @@ type ctlStep struct {
 	in   []int
 	tup  cu.DevicePtr
 	step int
+	// iters is the number of iterations the last run took (1 for a
+	// Cond), for the profiler (exec.IterationObserver).
+	iters int
 }
 
 // newControlStep lowers the bodies of the control-flow node of step i of
@@ -197,7 +200,7 @@ func (s *ctlStep) free(e *executable) error {
 // enqueues the bodies' kernels (and waits for the predicates).
 func (s *ctlStep) enqueue(e *executable, i int) error {
 	st := &e.plan.Steps[i]
-	s.in, s.tup = st.In, e.ptr[st.Out]
+	s.in, s.tup, s.iters = st.In, e.ptr[st.Out], 0
 	for _, bd := range s.bodies {
 		bd.e.ctx = e.ctx
 		if bd.e.statusBytes > 0 {
@@ -357,6 +360,7 @@ func (s *ctlStep) runCond(e *executable) error {
 	if p {
 		bd = s.bodies[0]
 	}
+	s.iters = 1
 	if err := s.enqueueBody(e, bd, nil); err != nil {
 		return err
 	}
@@ -428,6 +432,7 @@ func (s *ctlStep) runWhile(e *executable) error {
 				next[k] = s.slot(k)
 			}
 		}
+		s.iters++
 		if err := s.enqueueBody(e, bd, next); err != nil {
 			return err
 		}
@@ -493,6 +498,7 @@ func (s *ctlStep) runScan(e *executable) error {
 				next[k] = s.spare + cu.DevicePtr(s.spareOff[k])
 			}
 		}
+		s.iters++
 		if err := s.enqueueBody(e, bd, next); err != nil {
 			return err
 		}

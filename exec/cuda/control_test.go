@@ -5,6 +5,7 @@ package cuda
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -343,6 +344,21 @@ func TestControlLaunches(t *testing.T) {
 				t.Errorf("%d trips: output %d: %v", trips, i, err)
 			}
 		}
+		// The profiler's hook hears each loop's iteration count.
+		obs := &iterObserver{iters: map[int]int{}}
+		f.Observer = obs
+		if err := e.Run(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		f.Observer = nil
+		var counts []int
+		for _, n := range obs.iters {
+			counts = append(counts, n)
+		}
+		slices.Sort(counts)
+		if !slices.Equal(counts, []int{int(trips), steps}) {
+			t.Errorf("%d trips: iteration counts %v, want the While's %d and the Scan's %d", trips, counts, trips, steps)
+		}
 	}
 	allocs := testing.AllocsPerRun(10, func() {
 		if err := e.Run(ctx, f); err != nil {
@@ -366,3 +382,11 @@ func TestControlLaunches(t *testing.T) {
 		t.Errorf("%.1f allocations per RunInto of a Scan and a While", allocs)
 	}
 }
+
+// iterObserver records the iteration count of every control-flow step.
+type iterObserver struct{ iters map[int]int }
+
+func (o *iterObserver) Now() int64                         { return time.Now().UnixNano() }
+func (o *iterObserver) Step(int, int64, int64)             {}
+func (o *iterObserver) Part(int, int, int64, int64, int64) {}
+func (o *iterObserver) Iterations(step, n int)             { o.iters[step] = n }

@@ -525,6 +525,11 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 			return fmt.Errorf("cuda: step %d (%s): %w", i, p.DescribeStep(i), err)
 		}
 		if obs != nil {
+			if io, ok := obs.(exec.IterationObserver); ok {
+				if c, ok := e.steps[i].lib.(*ctlStep); ok {
+					io.Iterations(i, c.iters)
+				}
+			}
 			obs.Step(i, t0, obs.Now())
 		}
 	}
