@@ -71,6 +71,16 @@ type StepObserver interface {
 	Part(step, worker int, dispatched, start, end int64)
 }
 
+// IterationObserver is a StepObserver that also takes the number of
+// iterations a control-flow step ran (a While's trips, a Scan's steps,
+// 1 for a Cond), reported before the step's Step. Backends check for it
+// with a type assertion; the profiler's observer has it and shows the
+// count as the step's "iterations" arg.
+type IterationObserver interface {
+	StepObserver
+	Iterations(step, n int)
+}
+
 // DeviceObserver is a StepObserver that also takes the timings of work
 // that ran on a device queue (a CUDA stream). Backends with such queues
 // check for it with a type assertion; the profiler's observer has it.

@@ -102,6 +102,10 @@ func (c *compilation) compileBody(a *opdef.ControlAttr, k int) (*BodyPlan, error
 	if err := sub.runPasses(); err != nil {
 		return nil, err
 	}
+	if len(sub.plan.Vars) > 0 {
+		v := sub.plan.Vars[0].Node
+		return nil, fmt.Errorf("%w: Variable %q (built at %s) is a node of the body: create Variables in the outer graph (a body reads them as captures)", graph.ErrInvalid, v.Name(), v.Site())
+	}
 	params := make(map[*graph.Node]int, len(b.Params))
 	for i, p := range b.Params {
 		params[p] = i
@@ -117,9 +121,8 @@ func (c *compilation) compileBody(a *opdef.ControlAttr, k int) (*BodyPlan, error
 	return bp, nil
 }
 
-// ---- constfold ----
-
-// foldableControl: a control-flow node and its TupleGets are never folded.
+// isControl reports whether n is a control-flow node (Cond, While, Scan):
+// constfold never folds one (its value is a tuple).
 func isControl(n *graph.Node) bool {
 	d := opdef.Lookup(n.Op())
 	return d != nil && d.Kind == opdef.Control
@@ -216,11 +219,13 @@ func hoistable(n *graph.Node) bool {
 	return true
 }
 
-// expansion reports whether n only repeats or views its operand's
-// elements (BroadcastTo, Reshape): hoisting it would store a larger value
-// the body reads in place anyway, so its operand is hoisted instead.
+// expansion reports whether n only repeats, views or reorders its
+// operand's elements (BroadcastTo, Reshape, Transpose): hoisting it would
+// store a value the body reads in place anyway (a broadcast operand, a
+// view, MatMul's transposition flags once the body is simplified), so its
+// operand is hoisted instead.
 func expansion(n *graph.Node) bool {
-	return n.Op() == ops.OpBroadcastTo || n.Op() == ops.OpReshape
+	return n.Op() == ops.OpBroadcastTo || n.Op() == ops.OpReshape || n.Op() == ops.OpTranspose
 }
 
 // hoist moves the loop-invariant nodes of While and Scan bodies (those
@@ -272,11 +277,18 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 		// stays: computed in the body (depends on a varying parameter, or
 		// is not hoistable).
 		stays := map[*graph.Node]bool{}
+		// reads: the node reads a capture (one computed only from
+		// constants is left to the body's constant folding).
+		reads := map[*graph.Node]bool{}
 		for _, m := range graph.Ancestors(b.Results...) {
+			for _, in := range m.Inputs() {
+				reads[m] = reads[m] || reads[in]
+			}
 			switch {
 			case m.Op() == graph.OpInput:
 				j, ok := info.param[m]
 				stays[m] = !ok || j < fixed
+				reads[m] = true
 			case m.Op().IsLeaf():
 				stays[m] = false
 			case !hoistable(m):
@@ -299,7 +311,7 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 				return
 			}
 			seen[m] = true
-			if !stays[m] && !expansion(m) {
+			if !stays[m] && !expansion(m) && reads[m] {
 				info.isFront[m] = true
 				info.frontier = append(info.frontier, m)
 				return
@@ -406,9 +418,28 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 
 // ---- precision ----
 
+// converter converts control-flow nodes from one float type to another
+// (the precision pass), remembering each attribute's conversion so that
+// Extends links survive (link, after the rewrite).
+type converter struct {
+	from, to tensor.DType
+	attrs    map[*opdef.ControlAttr]*opdef.ControlAttr
+}
+
+// link points each converted attribute's Extends at the conversion of
+// the attribute it extended.
+func (cv *converter) link() {
+	for old, na := range cv.attrs {
+		if old.Extends != nil {
+			na.Extends = cv.attrs[old.Extends]
+		}
+	}
+}
+
 // convertControl rebuilds control-flow node n (operands ins already
 // converted in ng) with its bodies computing in to instead of from.
-func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tensor.DType) *graph.Node {
+func (cv *converter) convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node) *graph.Node {
+	from, to := cv.from, cv.to
 	a := controlAttr(n)
 	conv := func(t opdef.Type) opdef.Type {
 		if t.DType == from {
@@ -418,7 +449,11 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 	}
 	na := *a
 	na.NewID()
-	na.Extends = nil
+	na.Extends = nil // set by link
+	if cv.attrs == nil {
+		cv.attrs = map[*opdef.ControlAttr]*opdef.ControlAttr{}
+	}
+	cv.attrs[a] = &na
 	na.Outs = make([]opdef.Type, len(a.Outs))
 	for i, t := range a.Outs {
 		na.Outs[i] = conv(t)
@@ -443,7 +478,7 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 			for i, in := range m.Inputs() {
 				xs[i] = visit(in)
 			}
-			r := convertNode(sub, m, xs, from, to)
+			r := cv.convertNode(sub, m, xs)
 			done[m] = r
 			return r
 		}
@@ -461,7 +496,8 @@ func convertControl(ng *graph.Graph, n *graph.Node, ins []*graph.Node, from, to 
 
 // convertNode rebuilds node n in g with operands ins computing in to
 // instead of from (the precision pass's rules, for body nodes).
-func convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tensor.DType) *graph.Node {
+func (cv *converter) convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node) *graph.Node {
+	from, to := cv.from, cv.to
 	switch {
 	case n.Op() == graph.OpConst && n.DType() == from:
 		t, _ := tensor.FromFloat64s(to, n.Value().Float64s(), n.Shape()...)
@@ -471,7 +507,7 @@ func convertNode(g *graph.Graph, n *graph.Node, ins []*graph.Node, from, to tens
 	case n.Op() == ops.OpCast && n.DType() == from:
 		return ops.Cast(ins[0], to)
 	case isControl(n):
-		return convertControl(g, n, ins, from, to)
+		return cv.convertControl(g, n, ins)
 	case n.Op() == ops.OpTupleGet:
 		ta := n.Attr().(opdef.TupleAttr)
 		outs := controlAttr(ins[0]).Outs
@@ -508,4 +544,20 @@ func verifyWithBodies(g *graph.Graph) error {
 		}
 	}
 	return nil
+}
+
+// bodyArenas is the memory of the arenas of p's control-flow bodies
+// (each program instance has one of each, nested bodies included), and
+// their constants, for the memory check.
+func bodyArenas(p *Plan) int64 {
+	var total int64
+	for _, bodies := range p.Bodies {
+		for _, b := range bodies {
+			total += b.ArenaBytes + bodyArenas(b.Plan)
+			for _, v := range b.Consts {
+				total += b.Values[v].Bytes
+			}
+		}
+	}
+	return total
 }

@@ -161,6 +161,7 @@ func precision(c *compilation) error {
 		out, _ := tensor.FromFloat64s(to, t.Float64s(), t.Shape()...)
 		return out
 	}
+	cv := &converter{from: from, to: to}
 	err := c.rewriteLeaves(func(ng *graph.Graph, n *graph.Node) (*graph.Node, *graph.Node) {
 		if n.DType() != from {
 			return nil, nil
@@ -180,7 +181,7 @@ func precision(c *compilation) error {
 		case isControl(n), n.Op() == ops.OpTupleGet:
 			// control flow: the bodies compute in the new type too, and
 			// the tuple's layout changes with its results' types
-			return convertNode(ng, n, ins, from, to)
+			return cv.convertNode(ng, n, ins)
 		case n.DType() == from && opdef.Lookup(n.Op()) != nil && opdef.Lookup(n.Op()).Kind == opdef.Random:
 			// random (issue 14): a float random op draws in the new type
 			a := n.Attr().(opdef.RandomAttr)
@@ -192,6 +193,7 @@ func precision(c *compilation) error {
 	if err != nil {
 		return err
 	}
+	cv.link()
 	for i, n := range c.gOuts {
 		if n.DType() != userTypes[i] {
 			c.gOuts[i] = ops.Cast(n, userTypes[i])

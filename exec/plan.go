@@ -173,6 +173,14 @@ func (p *Plan) Format() string {
 			name = "Alias"
 		}
 		fmt.Fprintf(&b, "%3d %s = %s(%s) %s\n", i, val(s.Out), name, strings.Join(ins, ", "), p.Values[s.Out].Node.Type())
+		if a, ok := s.Node.Attr().(*opdef.ControlAttr); ok && s.Kind == KernelStep {
+			for k, bp := range p.Bodies[s.Node] {
+				fmt.Fprintf(&b, "    %s (params %v):\n", BodyName(a.Kind, k), bp.Params)
+				for _, line := range strings.Split(strings.TrimSuffix(bp.Format(), "\n"), "\n") {
+					b.WriteString("      " + line + "\n")
+				}
+			}
+		}
 	}
 	fmt.Fprintf(&b, "arena %d bytes, peak live %d bytes\n", p.ArenaBytes, p.PeakBytes)
 	return b.String()

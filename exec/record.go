@@ -103,6 +103,23 @@ type runRecorder struct {
 	tracks   map[int]int // sort index of a worker's or queue's thread -> tid
 	device   bool        // a GPU program: Step is the host's launch
 	lastLive float64     // the memory counter's last sample (-1: none yet)
+	// iters is the iteration count a control-flow step reported for the
+	// step iterStep (Iterations), shown as an arg of its slice.
+	iterStep, iters int
+}
+
+// Iterations records the iterations of control-flow step step, which
+// Step then shows.
+func (r *runRecorder) Iterations(step, n int) { r.iterStep, r.iters = step, n }
+
+// stepArgs returns the args of step's slice: its iteration count when it
+// is a control-flow step that reported one.
+func (r *runRecorder) stepArgs(step int) map[string]any {
+	if r.iterStep != step {
+		return nil
+	}
+	r.iterStep = -1
+	return map[string]any{"iterations": r.iters}
 }
 
 func (r *runRecorder) Now() int64 { return r.rec.Now() }
@@ -117,7 +134,7 @@ func (r *runRecorder) Step(step int, start, end int64) {
 		r.rec.Span(r.pid, r.tid, "launch", "launch "+info.kernel.Name, start, end, nil, info.partArgs)
 		return
 	}
-	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, nil)
+	r.rec.Span(r.pid, r.tid, info.cat, "", start, end, info.kernel, r.stepArgs(step))
 	r.sampleMemory(info, end)
 }
 
@@ -156,7 +173,7 @@ func (r *runRecorder) DeviceSpan(queue, step int, name string, bytes int64, laun
 	tid := r.track("stream", queue, 2000)
 	if step >= 0 {
 		info := &r.infos[step]
-		r.rec.Span(r.pid, tid, info.cat, "", start, end, info.kernel, nil)
+		r.rec.Span(r.pid, tid, info.cat, "", start, end, info.kernel, r.stepArgs(step))
 		r.sampleMemory(info, end)
 	} else {
 		r.rec.Span(r.pid, tid, "copy", name, start, end, nil, map[string]any{"bytes": bytes})
@@ -182,6 +199,7 @@ func (p *Program) startRecording(rec *profile.Recorder, f *Frame) *runRecorder {
 		tracks:   map[int]int{},
 		device:   dev.Kind == GPU,
 		lastLive: -1,
+		iterStep: -1,
 	}
 }
 

@@ -68,6 +68,7 @@ func (b *Backend) prepareControl(n *graph.Node, bodies []*exec.BodyPlan) (*kerne
 			return nil, fmt.Errorf("the %s: %w", exec.BodyName(a.Kind, k), err)
 		}
 		exes[k] = x.(*executable)
+		exes[k].nested = true
 	}
 	offs, _ := opdef.TupleLayout(a.Outs)
 	sizes := make([]int, len(a.Outs))
@@ -116,6 +117,7 @@ type loopRun struct {
 	// The iteration's state: where the carries are (-1 the operands, 0
 	// the tuple, 1 the scratch), where they go, and Scan's step.
 	cur, next, t int
+	trips        int // While's iterations so far
 }
 
 // carry returns carry i's bytes in buffer set s: 0 the tuple, 1 the
@@ -257,7 +259,22 @@ func (l *loopRun) cond() {
 		k = 0
 	}
 	l.bind(k)
-	l.runBody(k, 0)
+	if l.runBody(k, 0) {
+		l.report(1)
+	}
+}
+
+// report gives a profiler the step's iteration count (a top-level loop's
+// only: a nested loop's step is its body's, which has no slice of its
+// own).
+func (l *loopRun) report(n int) {
+	tr := l.args.inst.tr
+	if tr == nil || l.args.inst.exe.nested {
+		return
+	}
+	if o, ok := tr.obs.(exec.IterationObserver); ok {
+		o.Iterations(tr.step, n)
+	}
 }
 
 // while runs cond and body until cond is false (or MaxTrips iterations).
@@ -266,7 +283,7 @@ func (l *loopRun) cond() {
 func (l *loopRun) while() {
 	defer l.release()
 	a := l.attr
-	l.cur = -1
+	l.cur, l.trips = -1, 0
 	for trip := 0; a.MaxTrips == 0 || trip < a.MaxTrips; trip++ {
 		if trip > 0 && l.stopped() {
 			return
@@ -284,8 +301,10 @@ func (l *loopRun) while() {
 			return
 		}
 		l.cur = l.next
+		l.trips = trip + 1
 	}
 	l.finish()
+	l.report(l.trips)
 }
 
 // finish leaves the final carries in the tuple (they are in buffer set
@@ -325,4 +344,5 @@ func (l *loopRun) scan() {
 		l.cur = l.next
 	}
 	l.finish()
+	l.report(a.Length)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,6 +99,18 @@ var loopCases = []loopCase{
 		}, x0, g.Const(tensor.Scalar(int64(0))))
 		return out, map[*graph.Node]*tensor.Tensor{x0: seq(tensor.Float32, 1, 4), limit: tensor.Scalar(float32(300))}
 	}},
+	{"while-hoisted-invariant", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// exp(w)·0.5 is invariant (hoisted out of the body; the cond reads
+		// it too): x <- x + exp(w)·0.5 while max(x) < 4.
+		x0 := g.Input("x0", tensor.Float32, 3)
+		w := g.Input("w", tensor.Float32, 3)
+		out := ops.While(func(c []*graph.Node) *graph.Node {
+			return ops.Less(ops.Max(ops.Add(c[0], ops.Mul(w, ops.Scalar(c[0], 0)))), ops.Scalar(c[0], 4))
+		}, func(c []*graph.Node) []*graph.Node {
+			return []*graph.Node{ops.Add(c[0], ops.Mul(ops.Exp(w), ops.Scalar(c[0], 0.5)))}
+		}, x0)
+		return out, map[*graph.Node]*tensor.Tensor{x0: seq(tensor.Float32, 1, 3), w: seq(tensor.Float32, 0.5, 3)}
+	}},
 	{"while-zero-trips", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
 		x0 := g.Input("x0", tensor.Float32, 4)
 		out := ops.While(func(c []*graph.Node) *graph.Node {
@@ -143,6 +156,36 @@ var loopCases = []loopCase{
 			return []*graph.Node{ops.Add(ops.Add(c[0], acc[0]), ops.Max(ys[0]))}
 		}, g.Const(tensor.Scalar(float32(1))))
 		return out, map[*graph.Node]*tensor.Tensor{xs: seq(tensor.Float32, 1, 4)}
+	}},
+	{"scan-passthrough-and-capture-results", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// The body returns a carry unchanged, a capture as a y and the x
+		// itself as a y: copies inside the body.
+		a := g.Input("a", tensor.Float32, 2)
+		b := g.Input("b", tensor.Float32, 3)
+		xs := g.Input("xs", tensor.Float32, 3, 2)
+		c, ys := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			return []*graph.Node{c[0], ops.Add(c[1], x[0])}, []*graph.Node{b, x[0]}
+		}, []*graph.Node{a, a}, []*graph.Node{xs}, -1)
+		return append(c, ys...), map[*graph.Node]*tensor.Tensor{a: seq(tensor.Float32, 1, 2), b: seq(tensor.Float32, 2, 3), xs: seq(tensor.Float32, 1, 3, 2)}
+	}},
+	{"scan-in-scan-cond-in-scan", func(g *graph.Graph) ([]*graph.Node, map[*graph.Node]*tensor.Tensor) {
+		// outer over rows of m: inner Scan over the row's elements (a
+		// cumulative product scaled by an invariant), then a Cond on its
+		// sign.
+		m := g.Input("m", tensor.Float64, 4, 3)
+		w := g.Input("w", tensor.Float64)
+		c, ys := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			pc, _ := ops.Scan(func(p, e []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				return []*graph.Node{ops.Mul(p[0], ops.Add(e[0], ops.Mul(w, ops.Scalar(e[0], 0.5))))}, nil
+			}, []*graph.Node{ops.Scalar(x[0], 1)}, []*graph.Node{x[0]}, -1)
+			r := ops.Cond(ops.Greater(pc[0], ops.Scalar(pc[0], 0)), func(v []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Sqrt(v[0])}
+			}, func(v []*graph.Node) []*graph.Node {
+				return []*graph.Node{ops.Neg(v[0])}
+			}, pc[0])
+			return []*graph.Node{ops.Add(c[0], r[0])}, []*graph.Node{r[0]}
+		}, []*graph.Node{g.Const(tensor.Scalar(float64(0)))}, []*graph.Node{m}, -1)
+		return append(c, ys...), map[*graph.Node]*tensor.Tensor{m: seq(tensor.Float64, 2, 4, 3), w: tensor.Scalar(float64(0.3))}
 	}},
 }
 
@@ -316,6 +359,7 @@ func TestIndexErrorInScan(t *testing.T) {
 	if !errors.Is(err, exec.ErrIndexOutOfRange) {
 		t.Fatalf("Run: %v, want ErrIndexOutOfRange", err)
 	}
+	t.Log(err)
 	for _, want := range []string{"Scan", "step 2", "body step", "Gather", "control_test.go:", "index 9"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
@@ -367,4 +411,144 @@ func TestConcurrentLoopRuns(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// iterObserver records the iterations the loops report.
+type iterObserver struct{ iters map[int]int }
+
+func (o *iterObserver) Now() int64                         { return 0 }
+func (o *iterObserver) Step(int, int64, int64)             {}
+func (o *iterObserver) Part(int, int, int64, int64, int64) {}
+func (o *iterObserver) Iterations(step, n int)             { o.iters[step] += n }
+
+// TestLoopIterationsObserved: a profiled Run reports each top-level
+// loop's iteration count (a While's trips, a Scan's length) for its step.
+func TestLoopIterationsObserved(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	g := graph.New()
+	h0, xs, w, outs := rnn(g, 5, 2, 3)
+	wl := ops.While(func(c []*graph.Node) *graph.Node {
+		return ops.Less(c[1], ops.Scalar(c[1], 3))
+	}, func(c []*graph.Node) []*graph.Node {
+		return []*graph.Node{ops.Tanh(ops.MatMul(c[0], w)), ops.Add(c[1], ops.Scalar(c[1], 1))}
+	}, h0, g.Const(tensor.Scalar(int32(0))))
+	outs = append(outs, wl...)
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	obs := &iterObserver{iters: map[int]int{}}
+	feeds := exec.Feeds{h0: seq(tensor.Float32, 1, 2, 3), xs: seq(tensor.Float32, 1, 5, 2, 3), w: seq(tensor.Float32, 0.3, 3, 3)}
+	if _, err := p.Run(exec.WithObserver(context.Background(), obs), feeds); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"Scan": 5, "While": 3}
+	for i, s := range p.Plan().Steps {
+		if n, ok := want[s.Node.Op().String()]; ok && s.Kind == exec.KernelStep {
+			if obs.iters[i] != n {
+				t.Errorf("step %d (%s): %d iterations reported, want %d", i, s.Node.Op(), obs.iters[i], n)
+			}
+			delete(want, s.Node.Op().String())
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no step for %v", want)
+	}
+}
+
+// TestLoopCasesAllocateNothing: every loop case (nested loops, Conds,
+// zero-trip and zero-length loops included) runs without allocating once
+// warm (RunInto).
+func TestLoopCasesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	be, _ := cpu.New()
+	defer be.Close()
+	for _, c := range loopCases {
+		t.Run(c.name, func(t *testing.T) {
+			g := graph.New()
+			outs, feeds := c.build(g)
+			p, err := exec.Compile(be, outs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res := make([]*tensor.Tensor, len(outs))
+			for i, o := range outs {
+				res[i] = tensor.Zeros(o.DType(), o.Shape()...)
+			}
+			ctx := context.Background()
+			if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(10, func() {
+				if err := p.RunInto(ctx, exec.Feeds(feeds), res); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("%v allocations per Run, want 0", a)
+			}
+		})
+	}
+}
+
+// TestPanicInLoopIsAnError: a panic anywhere in a Run with a loop (a
+// body kernel, the body's step loop, the loop between iterations, the
+// outer steps; injected at the k-th check for cancellation) becomes the
+// Run's error (naming the Scan's step and the body's step when inside
+// the body), and the program runs correctly afterwards.
+func TestPanicInLoopIsAnError(t *testing.T) {
+	be, _ := cpu.New()
+	defer be.Close()
+	g := graph.New()
+	h0, xs, w, outs := rnn(g, 6, 2, 4)
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feeds := exec.Feeds{h0: seq(tensor.Float32, 1, 2, 4), xs: seq(tensor.Float32, 1, 6, 2, 4), w: seq(tensor.Float32, 0.3, 4, 4)}
+	want, err := exectest.Eval(outs, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background()) // cancellable: the checks run
+	defer cancel()
+	inBody := 0
+	for k := int64(1); k <= 40; k++ {
+		var calls atomic.Int64
+		restore := cpu.SetCheckHook(func() {
+			if calls.Add(1) == k {
+				panic("injected")
+			}
+		})
+		_, err := p.Run(ctx, feeds)
+		restore()
+		if calls.Load() < k {
+			break // fewer checks than k: the run completed
+		}
+		if err == nil || !strings.Contains(err.Error(), "injected") {
+			t.Fatalf("panic at check %d: Run returned %v, want an error naming the panic", k, err)
+		}
+		if strings.Contains(err.Error(), "body step") {
+			inBody++
+			if !strings.Contains(err.Error(), "Scan: step ") {
+				t.Errorf("panic at check %d inside the body: %v does not name the Scan's step", k, err)
+			}
+		}
+	}
+	t.Logf("%d injected panics inside the body", inBody)
+	if inBody == 0 {
+		t.Errorf("no injected panic landed inside the body")
+	}
+	got, err := p.Run(ctx, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		checkClose(t, 0, i, got[i], want[i])
+	}
 }

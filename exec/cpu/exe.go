@@ -101,6 +101,7 @@ type executable struct {
 	kernels []*kernel // per step; nil for copies
 	mu      sync.Mutex
 	free    []*instance
+	nested  bool // a control-flow body (control.go)
 }
 
 // instance is one arena with its bound steps. Concurrent runs use
