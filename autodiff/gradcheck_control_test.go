@@ -2,7 +2,10 @@ package autodiff_test
 
 import (
 	"errors"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"sort"
 	"strings"
 	"testing"
@@ -269,6 +272,52 @@ func TestScanGradStructure(t *testing.T) {
 				if n.Op() != ops.OpTupleGet || n.Input(0) != bwd[0] {
 					t.Errorf("gradient %d is %s, not a result of the backward Scan", i, n)
 				}
+			}
+		})
+	}
+}
+
+// A non-differentiable op on the path inside a body fails the gradient
+// with an error naming it and its line in the body.
+func TestControlGradBodyErrors(t *testing.T) {
+	build := map[string]func(x, h *graph.Node) *graph.Node{
+		"Scan": func(x, h *graph.Node) *graph.Node {
+			c, _ := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				am := ops.Cast(ops.ArgMax(ops.Mul(c[0], xt[0]), 0), tensor.Float64) // the ArgMax
+				return []*graph.Node{ops.Add(c[0], am)}, nil
+			}, []*graph.Node{h}, []*graph.Node{x}, 3)
+			return c[0]
+		},
+		"Cond": func(x, h *graph.Node) *graph.Node {
+			return ops.Cond(ops.Greater(ops.Sum(h), ops.Scalar(h, 0)),
+				func(p []*graph.Node) []*graph.Node {
+					return []*graph.Node{ops.Cast(ops.ArgMax(p[0], 0), tensor.Float64)} // the ArgMax
+				},
+				func(p []*graph.Node) []*graph.Node { return []*graph.Node{ops.Sum(p[0], 0)} }, x)[0]
+		},
+	}
+	for name, f := range build {
+		t.Run(name, func(t *testing.T) {
+			g := graph.New()
+			x := g.Input("x", tensor.Float64, 3, 2)
+			h := g.Input("h", tensor.Float64, 2)
+			gr := autodiff.Grad(ops.Sum(f(x, h)), x)
+			err := g.Err()
+			if gr[0].Valid() || err == nil || !strings.Contains(err.Error(), "ArgMax") || !strings.Contains(err.Error(), "not differentiable") {
+				t.Fatalf("error %v: want one naming the ArgMax in the body", err)
+			}
+			// the ArgMax's own line
+			m := regexp.MustCompile(`ArgMax \([^)]* built at ([\w_.]+):(\d+)\)`).FindStringSubmatch(err.Error())
+			if m == nil || m[1] != "gradcheck_control_test.go" {
+				t.Fatalf("error %v: no ArgMax site in this file", err)
+			}
+			src, rerr := os.ReadFile(m[1])
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			k, _ := strconv.Atoi(m[2])
+			if lines := strings.Split(string(src), "\n"); k < 1 || k > len(lines) || !strings.Contains(lines[k-1], "// the ArgMax") {
+				t.Errorf("error %v: line %d is not the ArgMax's", err, k)
 			}
 		})
 	}
