@@ -5,8 +5,8 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
