@@ -163,6 +163,10 @@ func init() {
 	add("While",
 		gradCase{"bound-not-hit", whileIn, grow(10)},
 		gradCase{"bound-hit", whileIn, grow(2)},
+		// The second derivative: d/dw of Σ f, differentiated again.
+		gradCase{"second-order", whileIn, func(x []*graph.Node) *graph.Node {
+			return autodiff.Grad(ops.Sum(ops.Mul(grow(10)(x), x[1])), x[1])[0]
+		}},
 	)
 }
 
