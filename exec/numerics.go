@@ -159,6 +159,16 @@ func (p *Program) checkNumerics(f *Frame) error {
 // finiteOperand reports whether operand in of a checked node held only
 // finite values in the run of frame f.
 func (p *Program) finiteOperand(f *Frame, in *graph.Node, bad map[*graph.Node]bool) bool {
+	if isControl(in) {
+		// A loop's results (its TupleGets) are blamed on the loop only
+		// when every operand of the loop was finite.
+		for _, x := range in.Inputs() {
+			if !p.finiteOperand(f, x, bad) {
+				return false
+			}
+		}
+		return true
+	}
 	if !in.DType().IsFloat() {
 		return true
 	}
