@@ -12,6 +12,7 @@ import (
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -171,8 +172,14 @@ func init() {
 }
 
 // TestControlFiniteDifferences checks the control-flow gradients against
-// central differences, evaluated by the reference evaluator.
+// central differences, evaluated by the reference evaluator and by the
+// CPU backend (compiled with VerifyEachPass).
 func TestControlFiniteDifferences(t *testing.T) {
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
 	names := make([]string, 0, len(controlGradCases))
 	for n := range controlGradCases {
 		names = append(names, n)
@@ -182,6 +189,9 @@ func TestControlFiniteDifferences(t *testing.T) {
 		for ci, c := range controlGradCases[name] {
 			t.Run("ref/"+name+"/"+c.name, func(t *testing.T) {
 				gradCheckWith(t, refRunner, c, uint64(1000+oi*16+ci), fdStep[name+"/"+c.name], hand[name+"/"+c.name])
+			})
+			t.Run("cpu/"+name+"/"+c.name, func(t *testing.T) {
+				gradCheckWith(t, backendRunner(be), c, uint64(1000+oi*16+ci), fdStep[name+"/"+c.name], hand[name+"/"+c.name])
 			})
 		}
 	}
