@@ -126,6 +126,24 @@ func init() {
 			}, []*graph.Node{x[0]}, []*graph.Node{x[1]}, 3)
 			return ops.Add(ops.Sum(ys[0], 0), c[0])
 		}},
+		// A gradient taken inside the body (gradient descent steps on
+		// Σ sin(h·w)), then differentiated through the Scan: second
+		// derivatives inside a loop.
+		gradCase{"grad-in-body", []operand{{s(2), uniform(-1, 1)}, {s(2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
+			c, _ := ops.Scan(func(c, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				d := autodiff.Grad(ops.Sum(ops.Sin(ops.Mul(c[0], x[1]))), c[0])[0]
+				return []*graph.Node{ops.Sub(c[0], ops.Mul(d, ops.Scalar(d, 0.3)))}, nil
+			}, []*graph.Node{x[0]}, nil, 3)
+			return c[0]
+		}},
+		// One node both the init and a capture: h' = h·x_t + h0, both
+		// operands' cotangents summed into h0's gradient.
+		gradCase{"init-also-captured", []operand{{s(2), uniform(-1, 1)}, {s(3, 2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
+			c, _ := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				return []*graph.Node{ops.Add(ops.Mul(c[0], xt[0]), x[0])}, nil
+			}, []*graph.Node{x[0]}, []*graph.Node{x[1]}, 3)
+			return c[0]
+		}},
 		// No steps: the carry is the init, the ys empty.
 		gradCase{"length-0", []operand{{s(2), uniform(-1, 1)}, {s(0, 2), uniform(-1, 1)}}, func(x []*graph.Node) *graph.Node {
 			c, _ := ops.Scan(func(c, xt []*graph.Node) ([]*graph.Node, []*graph.Node) {
