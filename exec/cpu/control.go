@@ -130,7 +130,7 @@ func (l *loopRun) carry(s, i int) []byte {
 	return l.args.scratch[off : off+n : off+n]
 }
 
-// bindIn points body k's input slots at the iteration's values
+// bind points body k's input slots at the iteration's values
 // (inValue) and its output slots at where its results go (outValue).
 func (l *loopRun) bind(k int) {
 	in, bp := l.inst[k], l.bodies[k]
