@@ -121,9 +121,8 @@ func (c *compilation) compileBody(a *opdef.ControlAttr, k int) (*BodyPlan, error
 	return bp, nil
 }
 
-// ---- constfold ----
-
-// foldableControl: a control-flow node and its TupleGets are never folded.
+// isControl reports whether n is a control-flow node (Cond, While, Scan):
+// constfold never folds one (its value is a tuple).
 func isControl(n *graph.Node) bool {
 	d := opdef.Lookup(n.Op())
 	return d != nil && d.Kind == opdef.Control

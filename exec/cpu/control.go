@@ -79,7 +79,7 @@ func (b *Backend) prepareControl(n *graph.Node, bodies []*exec.BodyPlan) (*kerne
 	// carries have in the tuple (so one offset table serves both), and a
 	// byte for While's predicate.
 	carryBytes := 0
-	if a.Kind != opdef.CondKind && a.Carries > 0 { // Cond's Carries counts its operands, not results
+	if a.Kind != opdef.CondKind && a.Carries > 0 { // Cond's Carries counts its operands, not carries
 		carryBytes = int(offs[a.Carries-1]) + sizes[a.Carries-1]
 	}
 	k := &kernel{scratch: carryBytes + 1}
@@ -130,7 +130,7 @@ func (l *loopRun) carry(s, i int) []byte {
 	return l.args.scratch[off : off+n : off+n]
 }
 
-// bindIn points body k's input slots at the iteration's values
+// bind points body k's input slots at the iteration's values
 // (inValue) and its output slots at where its results go (outValue).
 func (l *loopRun) bind(k int) {
 	in, bp := l.inst[k], l.bodies[k]

@@ -77,3 +77,36 @@ func TestCoverageCountsOnlyKernelsThatRan(t *testing.T) {
 		t.Errorf("plain chain: keys %v", keys)
 	}
 }
+
+// TestCoverageOfControlFlow: a control-flow op counts as covered by its
+// own kernel (the loop), not by the kernels of its bodies, and a TupleGet
+// counts only where it is a kernel (a copy into an output), not where it
+// is a view of the tuple that another kernel reads.
+func TestCoverageOfControlFlow(t *testing.T) {
+	xs := Tensor(tensor.Float32, []float64{1, 2, 3}, 3)
+	scan := func(direct bool) Case {
+		return Case{Name: "scan", Build: func(g *graph.Graph) ([]*graph.Node, exec.Feeds) {
+			in, feeds := Inputs(g, xs)
+			c, _ := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+				return []*graph.Node{ops.Add(c[0], ops.Sin(x[0]))}, nil
+			}, []*graph.Node{ops.Full(g, tensor.Float32, 0)}, in, -1)
+			if direct {
+				return c, feeds
+			}
+			return []*graph.Node{ops.Exp(c[0])}, feeds
+		}}
+	}
+	for m := range modes {
+		keys := keysOf(t, m, scan(true))
+		if !keys["Scan/any"] || !keys["TupleGet/any"] {
+			t.Errorf("%s: a Scan read into an output: keys %v", modes[m].name, keys)
+		}
+		if keys["Sin/any"] {
+			t.Errorf("%s: the Sin inside the body counts as covered: %v", modes[m].name, keys)
+		}
+		keys = keysOf(t, m, scan(false))
+		if !keys["Scan/any"] || keys["TupleGet/any"] {
+			t.Errorf("%s: a Scan's result read by Exp (a view): keys %v", modes[m].name, keys)
+		}
+	}
+}
