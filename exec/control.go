@@ -267,9 +267,16 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 		frontier []*graph.Node
 		isFront  map[*graph.Node]bool
 	}
-	infos := make([]bodyInfo, len(a.Bodies))
+	// Hoist out of the loops inside the bodies first: what leaves an
+	// inner loop may be invariant here too.
+	bodies := make([]*opdef.Body, len(a.Bodies))
 	any := false
 	for k, b := range a.Bodies {
+		bodies[k] = hoistInner(ng, n, b)
+		any = any || bodies[k] != b
+	}
+	infos := make([]bodyInfo, len(bodies))
+	for k, b := range bodies {
 		info := bodyInfo{param: map[*graph.Node]int{}, isFront: map[*graph.Node]bool{}}
 		for i, p := range b.Params {
 			info.param[p] = i
@@ -367,8 +374,8 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 	}
 	na := *a
 	na.NewID()
-	na.Bodies = make([]*opdef.Body, len(a.Bodies))
-	for k, b := range a.Bodies {
+	na.Bodies = make([]*opdef.Body, len(bodies))
+	for k, b := range bodies {
 		sub := ng.Sub(fmt.Sprintf("%s (built at %s)", n.Op(), n.Site()))
 		nb := &opdef.Body{Graph: sub}
 		for _, p := range b.Params {
@@ -414,6 +421,59 @@ func hoistLoop(ng *graph.Graph, n *graph.Node, a *opdef.ControlAttr, ins []*grap
 		na.Bodies[k] = nb
 	}
 	return &na, append(append([]*graph.Node{}, ins...), caps...)
+}
+
+// hoistInner returns body b of loop n with the While and Scan nodes in
+// it hoisted (recursively), rebuilt in a new body graph inside g; b
+// itself when it holds no such loop.
+func hoistInner(g *graph.Graph, n *graph.Node, b *opdef.Body) *opdef.Body {
+	nodes := graph.Ancestors(b.Results...)
+	loops := false
+	for _, m := range nodes {
+		if a := controlAttr(m); a != nil && a.Kind != opdef.CondKind {
+			loops = true
+			break
+		}
+	}
+	if !loops {
+		return b
+	}
+	sub := g.Sub(describeControl(n))
+	nb := &opdef.Body{Graph: sub}
+	done := map[*graph.Node]*graph.Node{}
+	for _, p := range b.Params {
+		q := sub.Input(p.Name(), p.DType(), p.Shape()...)
+		nb.Params = append(nb.Params, q)
+		done[p] = q
+	}
+	for _, m := range nodes {
+		if _, ok := done[m]; ok {
+			continue
+		}
+		xs := make([]*graph.Node, len(m.Inputs()))
+		for i, in := range m.Inputs() {
+			xs[i] = done[in]
+		}
+		var r *graph.Node
+		if a := controlAttr(m); a != nil && a.Kind != opdef.CondKind {
+			if na, nins := hoistLoop(sub, m, a, xs); na != nil {
+				r = rebuildWith(sub, m, na, nins)
+			}
+		}
+		if r == nil {
+			r = opdef.Rebuild(sub, m, xs)
+		}
+		done[m] = r
+	}
+	for _, r := range b.Results {
+		nb.Results = append(nb.Results, done[r])
+	}
+	if sub.Err() != nil {
+		g.Fail(sub.Err())
+		return b
+	}
+	sub.Seal()
+	return nb
 }
 
 // ---- precision ----

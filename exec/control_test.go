@@ -391,3 +391,41 @@ func TestLoopUpdatesVariable(t *testing.T) {
 		t.Errorf("v = %v after two Runs, want 729", cur.Float64(0))
 	}
 }
+
+// TestHoistFromNestedLoop: an invariant of an inner Scan that depends
+// only on a top-level Input leaves both loops: the top-level plan
+// computes it, no body does.
+func TestHoistFromNestedLoop(t *testing.T) {
+	be := cpuBackend(t)
+	g := graph.New()
+	m := g.Input("m", tensor.Float64, 3, 2)
+	w := g.Input("w", tensor.Float64, 2)
+	c, _ := ops.Scan(func(c, x []*graph.Node) ([]*graph.Node, []*graph.Node) {
+		inner, _ := ops.Scan(func(a, _ []*graph.Node) ([]*graph.Node, []*graph.Node) {
+			return []*graph.Node{ops.Add(a[0], ops.Exp(ops.Mul(w, ops.Scalar(a[0], 0.5))))}, nil
+		}, []*graph.Node{x[0]}, nil, 2)
+		return []*graph.Node{ops.Add(c[0], inner[0])}, nil
+	}, []*graph.Node{g.Const(tensor.Zeros(tensor.Float64, 2))}, []*graph.Node{m}, -1)
+	feeds := exec.Feeds{m: sinT(tensor.Float64, 1, 3, 2), w: sinT(tensor.Float64, 1, 2)}
+	want, err := exectest.Eval(c, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, got := compileRun(t, be, c, feeds)
+	checkNear(t, "carry", got[0], want[0], 1e-12)
+	var top strings.Builder
+	for _, s := range p.Plan().Steps {
+		if s.Kind == exec.KernelStep {
+			top.WriteString(s.Node.Op().String() + " ")
+		}
+	}
+	if !strings.Contains(top.String(), "Fused") && !strings.Contains(top.String(), "Exp") {
+		t.Errorf("the top level runs %s: exp(w·0.5) was not hoisted to it", top.String())
+	}
+	_, outer := loopOf(t, p.Plan())
+	for n, inner := range outer[0].Bodies {
+		if body := bodyOps(inner[0]); strings.Contains(body, "Exp") || strings.Contains(body, "Fused") {
+			t.Errorf("the inner %s's body still runs %s", n.Op(), body)
+		}
+	}
+}
