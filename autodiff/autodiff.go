@@ -119,6 +119,12 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 		if fromX[id] {
 			continue
 		}
+		if n := nodes[id]; n.Op() == ops.OpTupleGet && !differentiable(n.DType()) {
+			// An integer or bool result of a control-flow op (a trip
+			// counter, a flag): it gets no cotangent, as JAX's float0,
+			// and is not on a path even when the op depends on an x.
+			continue
+		}
 		for _, in := range nodes[id].Inputs() {
 			if fromX[in.ID()] {
 				fromX[id] = true
@@ -152,14 +158,50 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 		}
 	}
 	for i, y := range ys {
-		if onPath[y.ID()] {
+		if onPath[y.ID()] && seeds[i] != nil {
 			add(y, seeds[i])
 		}
 	}
+	// The cotangents of a tuple's results (a control-flow node's), from
+	// its TupleGet users: TupleGet has no rule of its own; the tuple
+	// node's TupleGrad gets them all at once. A TupleGet's ID is above its
+	// tuple's, so they are all in when the sweep reaches the tuple.
+	tupleCts := make(map[*graph.Node][]*graph.Node)
 	for id := top; id >= 0; id-- {
 		n := nodes[id]
+		if !onPath[id] || n.Op().IsLeaf() {
+			continue
+		}
+		if n.Op() == ops.OpTupleGet {
+			if c := ct[n]; c != nil {
+				t := n.Input(0)
+				a, ok := n.Attr().(opdef.TupleAttr)
+				ca, cok := t.Attr().(*opdef.ControlAttr)
+				if !ok || !cok || a.Index < 0 || a.Index >= len(ca.Outs) {
+					return repeat(failf(graph.ErrInvalid, op, append(append([]*graph.Node{}, ys...), xs...),
+						"TupleGet (%s built at %s) does not read a control-flow op's result", n.Type(), n.Site()), len(xs))
+				}
+				dys := tupleCts[t]
+				if dys == nil {
+					dys = make([]*graph.Node, len(ca.Outs))
+					tupleCts[t] = dys
+				}
+				if dys[a.Index] != nil {
+					dys[a.Index] = ops.Add(dys[a.Index], c)
+				} else {
+					dys[a.Index] = c
+				}
+			}
+			continue
+		}
+		def := opdef.Lookup(n.Op())
+		tuple := def != nil && def.TupleGrad != nil
 		c := ct[n]
-		if !onPath[id] || c == nil || n.Op().IsLeaf() {
+		if tuple {
+			if tupleCts[n] == nil {
+				continue
+			}
+		} else if c == nil {
 			continue
 		}
 		need := make([]bool, len(n.Inputs()))
@@ -172,8 +214,7 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 			continue
 		}
 		operands := append(append([]*graph.Node{}, ys...), xs...)
-		def := opdef.Lookup(n.Op())
-		if def == nil || def.Grad == nil || !def.Differentiable() {
+		if def == nil || !def.Differentiable() {
 			return repeat(failf(graph.ErrInvalid, op, operands,
 				"%s (%s built at %s) is not differentiable, and the path from x to y goes through it", n.Op(), n.Type(), n.Site()), len(xs))
 		}
@@ -187,7 +228,12 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 			return repeat(failf(graph.ErrInvalid, op, operands,
 				"%s (%s built at %s) does not obey its op's rules: %s", n.Op(), n.Type(), n.Site(), msg), len(xs))
 		}
-		cts := def.Grad(n, c, need)
+		var cts []*graph.Node
+		if tuple {
+			cts = def.TupleGrad(n, tupleCts[n], need)
+		} else {
+			cts = def.Grad(n, c, need)
+		}
 		if err := g.Err(); err != nil {
 			return repeat(g.Fail(err), len(xs))
 		}
@@ -225,4 +271,22 @@ func walk(op string, ys, xs, seeds []*graph.Node) []*graph.Node {
 		}
 	}
 	return out
+}
+
+// The control-flow ops' gradient rules (ops/control_grad.go)
+// differentiate their bodies with this sweep: opdef.VJP is how they reach
+// it (autodiff imports ops, so ops cannot import autodiff).
+func init() {
+	opdef.VJP = bodyVJP
+}
+
+// bodyVJP is opdef.VJP: the VJPs of ys (nodes of one graph, a body's or
+// a scratch graph's) with respect to xs for the cotangents cts, a nil
+// cotangent counting as zero; an x that no y depends on gets zeros.
+func bodyVJP(ys, xs, cts []*graph.Node) []*graph.Node {
+	if len(ys) == 0 || len(cts) != len(ys) {
+		bad := failf(graph.ErrInvalid, "VJP", append(append([]*graph.Node{}, ys...), xs...), "%d cotangents for %d outputs", len(cts), len(ys))
+		return repeat(bad, len(xs))
+	}
+	return walk("VJP", ys, xs, cts)
 }

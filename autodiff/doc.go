@@ -22,6 +22,25 @@
 //   - ops.StopGradient blocks a path; ops.CustomGradient replaces the
 //     gradient of a subgraph with a rule of your own.
 //
+// Control flow (ops.Cond, ops.Scan, ops.WhileMax): a control-flow op's
+// results are the TupleGet nodes of one tuple-valued node; the walk
+// collects their cotangents and calls the op's rule once
+// (ops/control_grad.go). The rules differentiate the bodies with this
+// walk and build their result with the same builders, so higher order
+// works through them:
+//   - Cond: a Cond on the same predicate whose branches recompute their
+//     branch and return its VJP.
+//   - Scan: a Scan in the other direction over per-step residuals that an
+//     extended copy of the forward Scan saves (the compiler computes the
+//     two as one loop); with ops.ScanRemat only the step's incoming
+//     carries are saved and the backward body recomputes the step. Values
+//     that depend only on captures and constants are not saved.
+//   - WhileMax: the equivalent Scan of maxTrips steps that stop changing
+//     the carry once the condition is false. A While without a bound is a
+//     build error.
+//   - Integer and bool results of a control-flow op (a trip counter) get
+//     no cotangent, and are not on a path to y.
+//
 // Shapes: Jacobian(y, x) is y's shape followed by x's shape; Hessian(y, x)
 // is x's shape twice; HVP(y, x, v) has x's shape.
 package autodiff

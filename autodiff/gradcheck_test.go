@@ -365,7 +365,7 @@ func unaryCases(f func(*graph.Node) *graph.Node, d func(*rand.Rand) float64) []g
 func TestEveryDifferentiableOpIsChecked(t *testing.T) {
 	var missing []string
 	for _, d := range opdef.Defs() {
-		if d.Differentiable() && len(gradCases[d.Name]) == 0 {
+		if d.Differentiable() && len(gradCases[d.Name])+len(controlGradCases[d.Name]) == 0 {
 			missing = append(missing, d.Name)
 		}
 	}
@@ -376,9 +376,11 @@ func TestEveryDifferentiableOpIsChecked(t *testing.T) {
 	// every override names a case (a misspelt one would silently fall
 	// back to finite differences, or to the default step)
 	cases := map[string]bool{}
-	for name, cs := range gradCases {
-		for _, c := range cs {
-			cases[name+"/"+c.name] = true
+	for _, m := range []map[string][]gradCase{gradCases, controlGradCases} {
+		for name, cs := range m {
+			for _, c := range cs {
+				cases[name+"/"+c.name] = true
+			}
 		}
 	}
 	for k := range hand {
@@ -419,6 +421,26 @@ func TestFiniteDifferences(t *testing.T) {
 }
 
 func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]float64, want handFunc) {
+	gradCheckWith(t, backendRunner(be), c, seed, step, want)
+}
+
+// runner prepares outputs for evaluation: run evaluates them for feeds;
+// done releases what prepare took.
+type runner func(outputs []*graph.Node) (run func(exec.Feeds) ([]*tensor.Tensor, error), done func(), err error)
+
+// backendRunner compiles the outputs for be (verifying after each pass).
+func backendRunner(be exec.Backend) runner {
+	return func(outputs []*graph.Node) (func(exec.Feeds) ([]*tensor.Tensor, error), func(), error) {
+		prog, err := exec.Compile(be, outputs, exec.VerifyEachPass())
+		if err != nil {
+			return nil, nil, err
+		}
+		ctx := context.Background()
+		return func(f exec.Feeds) ([]*tensor.Tensor, error) { return prog.Run(ctx, f) }, func() { prog.Close() }, nil
+	}
+}
+
+func gradCheckWith(t *testing.T, prepare runner, c gradCase, seed uint64, step [2]float64, want handFunc) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	g := graph.New()
 	xs := make([]*graph.Node, len(c.in))
@@ -455,13 +477,12 @@ func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]f
 			t.Fatalf("gradient %d is %s, x is %s", i, gr.Type(), xs[i].Type())
 		}
 	}
-	prog, err := exec.Compile(be, append([]*graph.Node{y, f}, grads...), exec.VerifyEachPass())
+	run, done, err := prepare(append([]*graph.Node{y, f}, grads...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer prog.Close()
-	ctx := context.Background()
-	out, err := prog.Run(ctx, feeds)
+	defer done()
+	out, err := run(feeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,12 +519,15 @@ func gradCheck(t *testing.T, be exec.Backend, c gradCase, seed uint64, step [2]f
 		for k := range v {
 			orig := v[k]
 			v[k] = orig + h
-			plus, err := prog.Run(ctx, feeds)
+			plus, err := run(feeds)
 			if err != nil {
 				t.Fatal(err)
 			}
 			v[k] = orig - h
-			minus, _ := prog.Run(ctx, feeds)
+			minus, err := run(feeds)
+			if err != nil {
+				t.Fatal(err)
+			}
 			v[k] = orig
 			numeric := (plus[0].Float64(0) - minus[0].Float64(0)) / (2 * h)
 			if d := math.Abs(numeric - analytic[k]); d > tol*(1+math.Abs(numeric)) {
