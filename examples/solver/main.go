@@ -40,7 +40,7 @@ type config struct {
 	ntol    float64 // Kepler: stop at max |f(E)| <= ntol
 	seed    uint64
 	device  string
-	maxIter int // the loops' bound (0: 4n for CG, 50 for Newton)
+	maxIter int // the loops' bound (0: 10n for CG, 50 for Newton)
 }
 
 func defaultConfig() config {
@@ -62,7 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.tol, "tol", c.tol, "conjugate gradient: relative residual to reach")
 	fs.IntVar(&c.anoms, "m", c.anoms, "Kepler's equation: mean anomalies solved at once")
 	fs.Float64Var(&c.ntol, "ntol", c.ntol, "Kepler's equation: max |E - e sin E - M| to reach")
-	fs.IntVar(&c.maxIter, "maxiter", 0, "bound on the iterations (0: 4n for CG, 50 for Newton)")
+	fs.IntVar(&c.maxIter, "maxiter", 0, "bound on the iterations (0: 10n for CG, 50 for Newton)")
 	fs.Uint64Var(&c.seed, "seed", c.seed, "random seed (matrices, right-hand sides, anomalies)")
 	fs.StringVar(&c.device, "device", "", device.Usage)
 	if err := fs.Parse(args); err != nil {
@@ -145,7 +145,7 @@ func run(w io.Writer, c config) (*results, error) {
 func solveAll(w io.Writer, c config, eval evaluator) (*results, error) {
 	res := &results{}
 	n := c.n
-	maxCG, maxNewton := 4*n, 50
+	maxCG, maxNewton := 10*n, 50
 	if c.maxIter > 0 {
 		maxCG, maxNewton = c.maxIter, c.maxIter
 	}
