@@ -52,7 +52,7 @@ func defaultConfig() config {
 		model: modelConfig{hidden: 256, ctx: 64},
 		batch: 32, steps: 1000, lr: 3e-3, clip: 1,
 		evalEvery: 100, evalBatches: 8, seed: 1,
-		sampleLen:   400, temperature: 0.6, prompt: "func ",
+		sampleLen: 400, temperature: 0.6, prompt: "func ",
 	}
 }
 
