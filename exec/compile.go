@@ -178,6 +178,8 @@ func pipeline() []Pass {
 		{"constfold", "evaluate nodes whose operands are all constants, with the ops' reference evaluators", false, constfold},
 		{"simplify", "algebraic rewrites, each one line of data (x*1, --x, transpose of transpose, ...)", false, simplify},
 		{"cse", "merge nodes with the same op, attribute and operands", false, cse},
+		{"loopcse", "compute a loop and its extension (a gradient's forward loop saving residuals) once", false, loopcse},
+		{"hoist", "move loop-invariant nodes of While and Scan bodies out of the loop", false, hoist},
 		{"fuse", "group elementwise ops (and a trailing reduction) into single kernels", false, fuse},
 		{"numerics", "with CheckNumerics only: add a NaN/Inf check of every float kernel's result", true, numerics},
 		{"schedule", "order the steps and give every value a home", true, schedule},
@@ -203,6 +205,10 @@ var constraints = []Constraint{
 	{"constfold", "cse", "folded constants with equal values are merged"},
 	{"simplify", "cse", "rewritten nodes become identical and are merged"},
 	{"cse", "fuse", "fusion groups single-use chains; merging first makes uses exact"},
+	{"cse", "loopcse", "a loop and its extension have the same operands once equal nodes are merged"},
+	{"loopcse", "hoist", "hoisting rebuilds loops with new attributes, which hides the Extends link"},
+	{"hoist", "fuse", "hoisted nodes join the outer graph's fusion groups"},
+	{"precision", "hoist", "the bodies are converted before nodes move out of them"},
 	{"fuse", "schedule", "the schedule orders kernels, fused groups included"},
 	{"prune", "schedule", "the schedule covers exactly the nodes the outputs need"},
 	{"fuse", "numerics", "the checks read the results of the kernels that will run"},
@@ -245,6 +251,7 @@ type compilation struct {
 	timings []PassTiming
 	nodes0  int
 	checks  []checkValue // CheckNumerics: checked nodes, their check outputs follow gOuts
+	body    bool         // compiling a control-flow body (compileBody)
 }
 
 // Compile optimises and plans the computation of outputs (and of the
@@ -371,11 +378,15 @@ func (c *compilation) runPasses() error {
 			c.timings = append(c.timings, t)
 			continue
 		}
+		prefix := "exec: Compile: "
+		if c.body {
+			prefix = ""
+		}
 		if err := runPass(p, c); err != nil {
-			return fmt.Errorf("exec: Compile: pass %s: %w", p.Name, err)
+			return fmt.Errorf("%spass %s: %w", prefix, p.Name, err)
 		}
 		if c.g != nil && c.g.Err() != nil {
-			return fmt.Errorf("exec: Compile: pass %s left a graph error (a bug in loom): %w", p.Name, c.g.Err())
+			return fmt.Errorf("%spass %s left a graph error (a bug in loom): %w", prefix, p.Name, c.g.Err())
 		}
 		t.End = time.Now()
 		t.NodesAfter = c.nodeCount()
@@ -384,12 +395,12 @@ func (c *compilation) runPasses() error {
 			t.ArenaAfter = c.plan.ArenaBytes
 		}
 		if c.cfg.verify && c.g != nil {
-			if err := graph.Verify(c.g); err != nil {
-				return fmt.Errorf("exec: Compile: after pass %s: %w", p.Name, err)
+			if err := c.verifyGraph(); err != nil {
+				return fmt.Errorf("%safter pass %s: %w", prefix, p.Name, err)
 			}
 			if c.plan != nil && p.Name == "memplan" {
 				if err := c.plan.checkArena(); err != nil {
-					return fmt.Errorf("exec: Compile: after pass %s: %w", p.Name, err)
+					return fmt.Errorf("%safter pass %s: %w", prefix, p.Name, err)
 				}
 			}
 			t.VerifiedAfter = true
@@ -566,6 +577,13 @@ func schedule(c *compilation) error {
 			out = addValue(Value{Node: n, Storage: r.Storage, Index: r.Index, Bytes: bytesOf(n)})
 			p.Values[out].Alias = in[0]
 			kind = AliasStep
+		case n.Op() == ops.OpTupleGet:
+			// A result of a control-flow op is a view of its tuple.
+			r := p.Values[in[0]]
+			out = addValue(Value{Node: n, Storage: r.Storage, Index: r.Index, Bytes: bytesOf(n)})
+			p.Values[out].Alias = in[0]
+			p.Values[out].ViewOffset = n.Attr().(opdef.TupleAttr).Offset
+			kind = AliasStep
 		default:
 			out = addValue(Value{Node: n, Storage: InArena, Bytes: bytesOf(n)})
 		}
@@ -593,6 +611,16 @@ func schedule(c *compilation) error {
 		}
 		if err := c.be.Supports(s.Node); err != nil {
 			return fmt.Errorf("%s: %w", s.Node.Site(), err)
+		}
+		if isControl(s.Node) {
+			bodies, err := c.compileBodies(s.Node)
+			if err != nil {
+				return err
+			}
+			if p.Bodies == nil {
+				p.Bodies = map[*graph.Node][]*BodyPlan{}
+			}
+			p.Bodies[s.Node] = bodies
 		}
 	}
 	c.plan = p

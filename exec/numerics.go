@@ -65,7 +65,7 @@ func (c *compilation) checkTotal() error {
 	// against it), so the sum cannot overflow for any real plan; saturate
 	// anyway.
 	total := p.ArenaBytes
-	for _, t := range []int64{consts, vars} {
+	for _, t := range []int64{consts, vars, bodyArenas(p)} {
 		if total > math.MaxInt64-t {
 			total = math.MaxInt64
 			break
@@ -73,8 +73,8 @@ func (c *compilation) checkTotal() error {
 		total += t
 	}
 	if total > limit {
-		return fmt.Errorf("the program needs %d bytes of %s memory (arena %d, constants %d, variables %d), more than the %d bytes it has (exec.MemoryLimit sets the limit): %w",
-			total, c.be.Name(), p.ArenaBytes, consts, vars, limit, tensor.ErrTooLarge)
+		return fmt.Errorf("the program needs %d bytes of %s memory (arena %d, constants %d, variables %d, control-flow bodies' arenas %d), more than the %d bytes it has (exec.MemoryLimit sets the limit): %w",
+			total, c.be.Name(), p.ArenaBytes, consts, vars, bodyArenas(p), limit, tensor.ErrTooLarge)
 	}
 	return nil
 }
@@ -146,6 +146,14 @@ func (p *Program) checkNumerics(f *Frame) error {
 				ins[i] = in.Type()
 			}
 			op := n.Op().String()
+			if ta, ok := n.Attr().(opdef.TupleAttr); ok && len(n.Inputs()) == 1 {
+				// a loop's result: name the loop
+				op = fmt.Sprintf("%s[result %d]", n.Input(0).Op(), ta.Index)
+				ins = ins[:0]
+				for _, in := range n.Input(0).Inputs() {
+					ins = append(ins, in.Type())
+				}
+			}
 			if a, ok := n.Attr().(*opdef.FusedAttr); ok {
 				op = "Fused[" + strings.Join(a.OpNames(), ",") + "]"
 			}
@@ -159,6 +167,16 @@ func (p *Program) checkNumerics(f *Frame) error {
 // finiteOperand reports whether operand in of a checked node held only
 // finite values in the run of frame f.
 func (p *Program) finiteOperand(f *Frame, in *graph.Node, bad map[*graph.Node]bool) bool {
+	if isControl(in) {
+		// A loop's results (its TupleGets) are blamed on the loop only
+		// when every operand of the loop was finite.
+		for _, x := range in.Inputs() {
+			if !p.finiteOperand(f, x, bad) {
+				return false
+			}
+		}
+		return true
+	}
 	if !in.DType().IsFloat() {
 		return true
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/loomgraph/loom/tensor"
 )
 
-var optionalPasses = []string{"precision", "simplify", "constfold", "cse", "fuse"}
+var optionalPasses = []string{"precision", "simplify", "constfold", "cse", "loopcse", "hoist", "fuse"}
 
 // compileRun compiles outs with opts, runs them, and returns the program
 // (closed at the end of the test) and the results.

@@ -21,7 +21,7 @@ const foldLimit = 64
 
 func foldable(n *graph.Node, ins []*graph.Node) bool {
 	d := opdef.Lookup(n.Op())
-	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused {
+	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || d.Kind == opdef.Control {
 		return false
 	}
 	size := 0
@@ -177,6 +177,10 @@ func precision(c *compilation) error {
 			return ng.ConstShared(convert(n.Value()), n.Site())
 		case n.Op() == ops.OpCast && n.DType() == from:
 			return ops.Cast(ins[0], to)
+		case isControl(n), n.Op() == ops.OpTupleGet:
+			// control flow: the bodies compute in the new type too, and
+			// the tuple's layout changes with its results' types
+			return convertNode(ng, n, ins, from, to)
 		case n.DType() == from && opdef.Lookup(n.Op()) != nil && opdef.Lookup(n.Op()).Kind == opdef.Random:
 			// random (issue 14): a float random op draws in the new type
 			a := n.Attr().(opdef.RandomAttr)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -138,6 +139,7 @@ func (p *Plan) Clone() *Plan {
 	c.Outputs = slices.Clone(p.Outputs)
 	c.Consts = slices.Clone(p.Consts)
 	c.Live = slices.Clone(p.Live)
+	c.Bodies = maps.Clone(p.Bodies)
 	return &c
 }
 
@@ -174,6 +176,17 @@ func (p *Plan) Format() string {
 	}
 	fmt.Fprintf(&b, "arena %d bytes, peak live %d bytes\n", p.ArenaBytes, p.PeakBytes)
 	return b.String()
+}
+
+// View returns the value that owns value v's bytes (Root) and where v's
+// bytes start in them: the sum of the ViewOffsets along the Alias links
+// (a TupleGet's offset in its tuple; 0 for reshapes).
+func (p *Plan) View(v int) (root int, offset int64) {
+	for p.Values[v].Alias >= 0 {
+		offset += p.Values[v].ViewOffset
+		v = p.Values[v].Alias
+	}
+	return v, offset
 }
 
 // Root follows Alias links from value v to the value that owns the bytes.
@@ -320,6 +333,9 @@ func (p *Plan) assignArena() {
 			for k, in := range s.In {
 				if p.Values[in].Storage != InArena || !inPlaceOK(s.Node, k) || p.Values[in].Bytes != p.Values[out].Bytes {
 					continue
+				}
+				if _, off := p.View(in); off != 0 {
+					continue // a view inside a tuple: the result would start at the tuple's start
 				}
 				if isScatter(s.Node) && sharesBuffer(s.In, k, find) {
 					continue // a scatter reads its other operands at other positions

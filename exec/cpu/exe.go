@@ -138,6 +138,14 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		if s.Kind != exec.KernelStep {
 			continue
 		}
+		if bodies, ok := p.Bodies[s.Node]; ok {
+			k, err := b.prepareControl(s.Node, bodies)
+			if err != nil {
+				return nil, fmt.Errorf("cpu: preparing %s %s (built at %s): %w", s.Node.Op(), s.Node.Type(), s.Node.Site(), err)
+			}
+			e.kernels[i] = k
+			continue
+		}
 		prep := kernelFor(s.Node)
 		if prep == nil {
 			return nil, fmt.Errorf("%w: cpu has no kernel for %s", exec.ErrUnsupported, s.Node.Op())
@@ -218,7 +226,8 @@ func (e *executable) newInstance() (in *instance, err error) {
 	}
 	for i, v := range p.Values {
 		if v.Alias >= 0 && (v.Storage == exec.InArena || v.Storage == exec.InConst) {
-			in.slots[i] = in.slots[p.Root(i)]
+			r, off := p.View(i)
+			in.slots[i] = in.slots[r][off : off+v.Bytes : off+v.Bytes]
 		}
 	}
 	for i, s := range p.Steps {
@@ -296,9 +305,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	for i, v := range p.Outputs {
 		in.slots[v] = f.Outputs[i].Bytes()
 	}
-	for _, v := range e.views {
-		in.slots[v] = in.slots[p.Root(v)]
-	}
+	in.bindViews()
 	step := -1
 	defer func() {
 		if r := recover(); r != nil {
@@ -356,6 +363,17 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 	}
 	return nil
+}
+
+// bindViews points the slots of the aliases of feeds, variables and
+// outputs into their roots' slots (after those are bound for a run).
+func (in *instance) bindViews() {
+	p := in.exe.plan
+	for _, v := range in.exe.views {
+		r, off := p.View(v)
+		n := p.Values[v].Bytes
+		in.slots[v] = in.slots[r][off : off+n : off+n]
+	}
 }
 
 // Close releases the instances' arenas.

@@ -162,6 +162,11 @@ func init() {
 		ops.OpLogSoftmax: kernelOf(prepareSoftmax),
 		opdef.OpFused:    kernelOf(prepareFused),
 
+		// control flow (issue 22): control.go; Lower prepares Cond, While
+		// and Scan from the plan's compiled bodies
+		ops.OpCond: kernelOf(prepareNeedsBodies), ops.OpWhile: kernelOf(prepareNeedsBodies),
+		ops.OpScan: kernelOf(prepareNeedsBodies), ops.OpTupleGet: kernelOf(prepareTupleGet),
+
 		// random (issue 14)
 		ops.OpRandomBits: kernelOf(prepareRandom), ops.OpRandomUniform: kernelOf(prepareRandom),
 		ops.OpRandomNormal: kernelOf(prepareRandom), ops.OpRandomBernoulli: kernelOf(prepareRandom),
