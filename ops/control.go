@@ -22,7 +22,7 @@ func init() {
 	OpCond = define(&opdef.Def{Name: "Cond", Doc: "then(xs) if pred else else(xs): one branch runs, chosen at run time",
 		Arity: -1, Kind: opdef.Control, DType: controlDType(opdef.CondKind), Shape: controlShape(opdef.CondKind),
 		Ref: refCond, Cost: controlCost, TupleGrad: condGrad})
-	OpWhile = define(&opdef.Def{Name: "While", Doc: "carry = body(carry) while cond(carry) (and fewer than the bound's iterations)",
+	OpWhile = define(&opdef.Def{Name: "While", Doc: "carry = body(carry) while cond(carry) (and fewer than the bound's iterations); differentiable only with a bound (WhileMax)",
 		Arity: -1, Kind: opdef.Control, DType: controlDType(opdef.WhileKind), Shape: controlShape(opdef.WhileKind),
 		Ref: refWhile, Cost: controlCost, TupleGrad: whileGrad})
 	OpScan = define(&opdef.Def{Name: "Scan", Doc: "carry, y[t] = body(carry, x[t]) for t in 0..length-1: final carry and stacked ys",
