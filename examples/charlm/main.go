@@ -14,7 +14,8 @@
 // The text is $(go env GOROOT)/src's .go files (tests, testdata and
 // vendored code left out), read in lexical order; every 20th file is held
 // out for validation. Tokens are the byte values that occur. Batches are
-// random windows of the context length.
+// random windows of the context length. Package examples/internal/gosrc
+// reads the text and draws the batches, for grulm too.
 //
 // It shows a progress bar with the loss, writes loss.png (the training
 // and validation loss) and trace.json (one profiled training step, for
@@ -40,6 +41,7 @@ import (
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/examples/internal/device"
+	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -190,7 +192,7 @@ type valPoint struct {
 // and the sampler, sharing the Variables.
 type trainer struct {
 	c       config
-	data    *corpus
+	data    *gosrc.Corpus
 	g       *graph.Graph
 	m       *model
 	be      exec.Backend
@@ -203,15 +205,15 @@ type trainer struct {
 	ex, ey     *graph.Node // the validation loss's inputs
 	feeds      exec.Feeds
 	evalFeeds  exec.Feeds
-	trainBatch *batcher
-	valBatch   *batcher
+	trainBatch *gosrc.Batcher
+	valBatch   *gosrc.Batcher
 	lrv        []float32
 	out        []*tensor.Tensor // loss, gradient norm
 	evalOut    []*tensor.Tensor
 }
 
-func newTrainer(c config, data *corpus) (*trainer, error) {
-	c.model.vocab = len(data.vocab)
+func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
+	c.model.vocab = len(data.Vocab)
 	t := &trainer{c: c, data: data, g: graph.New(), rec: profile.New()}
 	g := t.g
 	m, err := newModel(g, c.seed, c.model)
@@ -269,12 +271,12 @@ func newTrainer(c config, data *corpus) (*trainer, error) {
 	}
 	t.sampler = smp
 
-	t.trainBatch = newBatcher(data.train, B, T)
-	t.valBatch = newBatcher(data.val, B, T)
+	t.trainBatch = gosrc.NewBatcher(data.Train, B, T)
+	t.valBatch = gosrc.NewBatcher(data.Val, B, T)
 	lrt := tensor.Zeros(tensor.Float32)
 	t.lrv, _ = tensor.Values[float32](lrt)
-	t.feeds = exec.Feeds{t.x: t.trainBatch.xt, t.y: t.trainBatch.yt, t.lr: lrt}
-	t.evalFeeds = exec.Feeds{t.ex: t.valBatch.xt, t.ey: t.valBatch.yt}
+	t.feeds = exec.Feeds{t.x: t.trainBatch.X, t.y: t.trainBatch.Y, t.lr: lrt}
+	t.evalFeeds = exec.Feeds{t.ex: t.valBatch.X, t.ey: t.valBatch.Y}
 	t.out = []*tensor.Tensor{tensor.Zeros(tensor.Float32), tensor.Zeros(tensor.Float32)}
 	t.evalOut = []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
 	return t, nil
@@ -298,7 +300,7 @@ func (t *trainer) Close() {
 // learning rate and runs the compiled step, returning the loss before
 // the update. It allocates nothing (TestZeroAllocs).
 func (t *trainer) trainStep(ctx context.Context, i int) (float64, error) {
-	t.trainBatch.fill(t.c.seed, i)
+	t.trainBatch.Fill(t.c.seed, i)
 	t.lrv[0] = float32(t.c.rate(i))
 	if err := t.step.RunInto(ctx, t.feeds, t.out); err != nil {
 		return 0, err
@@ -310,7 +312,7 @@ func (t *trainer) trainStep(ctx context.Context, i int) (float64, error) {
 func (t *trainer) valLoss(ctx context.Context) (float64, error) {
 	var sum float64
 	for i := 0; i < t.c.evalBatches; i++ {
-		t.valBatch.fill(^t.c.seed, i) // the same batches at every validation
+		t.valBatch.Fill(^t.c.seed, i) // the same batches at every validation
 		if err := t.eval.RunInto(ctx, t.evalFeeds, t.evalOut); err != nil {
 			return 0, err
 		}
@@ -339,7 +341,7 @@ func (t *trainer) stepCount() (int, error) {
 func (t *trainer) metadata() map[string]string {
 	return map[string]string{
 		"model": t.c.model.String(),
-		"vocab": hex.EncodeToString(t.data.vocab),
+		"vocab": hex.EncodeToString(t.data.Vocab),
 	}
 }
 
@@ -371,18 +373,18 @@ func run(w io.Writer, c config) (*result, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	root, err := goroot()
+	root, err := gosrc.Goroot()
 	if err != nil {
 		return nil, err
 	}
 	loadStart := time.Now()
-	data, err := loadCorpus(root, c.corpusBytes)
+	data, err := gosrc.Load(root, c.corpusBytes)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(w, "Go source from %s: %d files, %.1f MB for training, %.1f MB held out, %d distinct bytes (read in %v)\n",
-		data.root, data.files, float64(len(data.train))/(1<<20), float64(len(data.val))/(1<<20), len(data.vocab), time.Since(loadStart).Round(time.Millisecond))
-	if len(data.val) < c.model.ctx+2 || len(data.train) < c.model.ctx+2 {
+		data.Root, data.Files, float64(len(data.Train))/(1<<20), float64(len(data.Val))/(1<<20), len(data.Vocab), time.Since(loadStart).Round(time.Millisecond))
+	if len(data.Val) < c.model.ctx+2 || len(data.Train) < c.model.ctx+2 {
 		return nil, fmt.Errorf("the corpus is too small for a context of %d", c.model.ctx)
 	}
 	t, err := newTrainer(c, data)
@@ -402,7 +404,7 @@ func run(w io.Writer, c config) (*result, error) {
 	fmt.Fprintf(w, "training step: %v\n", t.step.Stats())
 
 	ctx := context.Background()
-	res := &result{vocab: len(data.vocab)}
+	res := &result{vocab: len(data.Vocab)}
 	start := 0
 	if c.resume != "" {
 		if start, err = t.load(c.resume); err != nil {
@@ -414,7 +416,7 @@ func run(w io.Writer, c config) (*result, error) {
 	if res.initLoss, err = t.valLoss(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "validation loss at step %d: %.4f (ln %d = %.4f)\n", start, res.initLoss, len(data.vocab), math.Log(float64(len(data.vocab))))
+	fmt.Fprintf(w, "validation loss at step %d: %.4f (ln %d = %.4f)\n", start, res.initLoss, len(data.Vocab), math.Log(float64(len(data.Vocab))))
 
 	bar := &report.Progress{W: w, InPlace: c.progress, Lines: 10, Smooth: 20}
 	bar.Start(c.steps, start)

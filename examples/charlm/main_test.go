@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
@@ -32,13 +33,13 @@ func tinyConfig(out string) config {
 	return c
 }
 
-func testCorpus(t *testing.T, c config) *corpus {
+func testCorpus(t *testing.T, c config) *gosrc.Corpus {
 	t.Helper()
-	root, err := goroot()
+	root, err := gosrc.Goroot()
 	if err != nil {
 		t.Skip(err)
 	}
-	data, err := loadCorpus(root, c.corpusBytes)
+	data, err := gosrc.Load(root, c.corpusBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,14 +312,14 @@ func TestSampleGreedy(t *testing.T) {
 		idt := tensor.Zeros(tensor.Int32, 1, c.model.ctx)
 		iv, _ := tensor.Values[int32](idt)
 		for j := 0; j < len(win); j++ {
-			iv[j] = int32(data.ids[win[j]])
+			iv[j] = int32(data.IDs[win[j]])
 		}
 		out, err := p.Run(ctx, exec.Feeds{ids: idt})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bv, _ := tensor.Values[int64](out[0])
-		if want := data.vocab[bv[len(win)-1]]; text[i] != want {
+		if want := data.Vocab[bv[len(win)-1]]; text[i] != want {
 			t.Fatalf("byte %d of %q is %q; the most likely byte is %q", i, text, text[i], want)
 		}
 	}

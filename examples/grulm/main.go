@@ -1,6 +1,12 @@
 // Command grulm trains a GRU language model on the bytes of the Go
-// standard library's source (the text of examples/charlm) and then writes
-// Go-looking code.
+// standard library's source and then writes Go-looking code.
+//
+// The text and its batches are charlm's (package examples/internal/gosrc
+// reads and splits them): the .go files under $(go env GOROOT)/src,
+// tests, testdata and vendored code left out, in lexical path order,
+// every 20th file held out for validation; tokens are the byte values
+// that occur, and a training step's windows are a hash of the seed and
+// the step.
 //
 // The recurrence is in the graph: the T time steps of a training window
 // are one ops.Scan whose carry is the GRU state, and the training step
@@ -24,6 +30,7 @@ import (
 
 	"github.com/loomgraph/loom/autodiff"
 	"github.com/loomgraph/loom/examples/internal/device"
+	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/examples/internal/report"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
@@ -108,7 +115,7 @@ func (c config) check() error {
 // and the sampler, sharing the Variables.
 type trainer struct {
 	c       config
-	data    *corpus
+	data    *gosrc.Corpus
 	g       *graph.Graph
 	m       *model
 	be      exec.Backend
@@ -118,15 +125,15 @@ type trainer struct {
 
 	x, y, ex, ey  *graph.Node
 	loss, evLoss  *graph.Node
-	train, val    *batcher
+	train, val    *gosrc.Batcher
 	out, evalOut  []*tensor.Tensor
 	trainF, evalF exec.Feeds
 }
 
 // build makes the graphs (no backend involved): the training loss and its
 // update, the validation loss, the sampler.
-func build(c config, data *corpus) (*trainer, []exec.Option, error) {
-	c.model.vocab = len(data.vocab)
+func build(c config, data *gosrc.Corpus) (*trainer, []exec.Option, error) {
+	c.model.vocab = len(data.Vocab)
 	t := &trainer{c: c, data: data, g: graph.New()}
 	g := t.g
 	m, err := newModel(g, c.seed, c.model)
@@ -158,15 +165,15 @@ func build(c config, data *corpus) (*trainer, []exec.Option, error) {
 	if err := g.Err(); err != nil {
 		return nil, nil, err
 	}
-	t.train, t.val = newBatcher(data.train, B, T), newBatcher(data.val, B, T)
-	t.trainF = exec.Feeds{t.x: t.train.xt, t.y: t.train.yt}
-	t.evalF = exec.Feeds{t.ex: t.val.xt, t.ey: t.val.yt}
+	t.train, t.val = gosrc.NewBatcher(data.Train, B, T), gosrc.NewBatcher(data.Val, B, T)
+	t.trainF = exec.Feeds{t.x: t.train.X, t.y: t.train.Y}
+	t.evalF = exec.Feeds{t.ex: t.val.X, t.ey: t.val.Y}
 	t.out = []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
 	t.evalOut = []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
 	return t, upd, nil
 }
 
-func newTrainer(c config, data *corpus) (*trainer, error) {
+func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
 	t, upd, err := build(c, data)
 	if err != nil {
 		return nil, err
@@ -203,7 +210,7 @@ func (t *trainer) Close() {
 
 // trainStep runs training step i and returns its loss (before the update).
 func (t *trainer) trainStep(ctx context.Context, i int) (float64, error) {
-	t.train.fill(t.c.seed, i)
+	t.train.Fill(t.c.seed, i)
 	if err := t.step.RunInto(ctx, t.trainF, t.out); err != nil {
 		return 0, err
 	}
@@ -215,7 +222,7 @@ func (t *trainer) trainStep(ctx context.Context, i int) (float64, error) {
 func (t *trainer) valLoss(ctx context.Context) (float64, error) {
 	var sum float64
 	for i := 0; i < t.c.evalBatches; i++ {
-		t.val.fill(t.c.seed^0x7a1, i)
+		t.val.Fill(t.c.seed^0x7a1, i)
 		if err := t.eval.RunInto(ctx, t.evalF, t.evalOut); err != nil {
 			return 0, err
 		}
@@ -236,11 +243,11 @@ type result struct {
 }
 
 func run(w io.Writer, c config) (*result, error) {
-	root, err := goroot()
+	root, err := gosrc.Goroot()
 	if err != nil {
 		return nil, err
 	}
-	data, err := loadCorpus(root, c.corpusBytes)
+	data, err := gosrc.Load(root, c.corpusBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -250,12 +257,12 @@ func run(w io.Writer, c config) (*result, error) {
 	}
 	defer t.Close()
 	fmt.Fprintf(w, "corpus: %d files of %s, %d bytes training, %d validation, vocabulary %d\n",
-		data.files, root, len(data.train), len(data.val), len(data.vocab))
+		data.Files, root, len(data.Train), len(data.Val), len(data.Vocab))
 	fmt.Fprintf(w, "GRU: %v; Adam lr %g, clip %g, batch %d, %d steps, on %s\n", t.m.cfg, c.lr, c.clip, c.batch, c.steps, t.be.Device())
 	fmt.Fprintf(w, "training step: %v\n", t.step.Stats())
 
 	ctx := context.Background()
-	res := &result{vocab: len(data.vocab)}
+	res := &result{vocab: len(data.Vocab)}
 	if res.initVal, err = t.valLoss(ctx); err != nil {
 		return nil, err
 	}

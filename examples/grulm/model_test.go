@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/tensor"
@@ -114,13 +115,7 @@ func TestForwardReference(t *testing.T) {
 // the host model's most likely byte at every step.
 func TestSamplerReference(t *testing.T) {
 	g, m := tinyModel(t)
-	data := &corpus{vocab: []byte("abcde")}
-	for i := range data.ids {
-		data.ids[i] = -1
-	}
-	for i, b := range data.vocab {
-		data.ids[b] = i
-	}
+	data := gosrc.NewCorpus([]byte("abcde"))
 	const n = 9
 	s := newSampler(g, m, n)
 	for _, prompt := range []string{"cab", "e"} {
@@ -139,7 +134,7 @@ func TestSamplerReference(t *testing.T) {
 		ref := newHostGRU(t, m)
 		h := make([]float64, m.cfg.hidden)
 		for i := 0; i < n; i++ {
-			h = ref.step(h, data.ids[text[i]])
+			h = ref.step(h, data.IDs[text[i]])
 			if i+1 < len(prompt) {
 				continue
 			}
@@ -150,8 +145,8 @@ func TestSamplerReference(t *testing.T) {
 					best = v
 				}
 			}
-			if text[i+1] != data.vocab[best] {
-				t.Fatalf("prompt %q: byte %d of %q is %q; the host model's most likely is %q (logits %v)", prompt, i+1, text, text[i+1], data.vocab[best], l)
+			if text[i+1] != data.Vocab[best] {
+				t.Fatalf("prompt %q: byte %d of %q is %q; the host model's most likely is %q (logits %v)", prompt, i+1, text, text[i+1], data.Vocab[best], l)
 			}
 		}
 		t.Logf("prompt %q: %q", prompt, text)
@@ -170,10 +165,7 @@ func TestSamplerReference(t *testing.T) {
 // 4 standard deviations (√(p(1-p)/4000)) of the host model's probability.
 func TestSamplerDistribution(t *testing.T) {
 	g, m := tinyModel(t)
-	data := &corpus{vocab: []byte("abcde")}
-	for i, b := range data.vocab {
-		data.ids[b] = i
-	}
+	data := gosrc.NewCorpus([]byte("abcde"))
 	s := newSampler(g, m, 1)
 	const draws, tau = 4000, 0.7
 	counts := make([]float64, m.cfg.vocab)
@@ -189,7 +181,7 @@ func TestSamplerDistribution(t *testing.T) {
 		counts[toks[0]]++
 	}
 	ref := newHostGRU(t, m)
-	l := ref.logits(ref.step(make([]float64, m.cfg.hidden), data.ids['c']))
+	l := ref.logits(ref.step(make([]float64, m.cfg.hidden), data.IDs['c']))
 	var z float64
 	p := make([]float64, len(l))
 	for v := range l {

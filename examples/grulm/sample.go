@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
@@ -83,7 +84,7 @@ func (s *sampler) feeds() exec.Feeds {
 // prepare writes the feeds for prompt (its bytes must be in the corpus;
 // empty: a newline) at temperature, with noise from seed (temperature 0:
 // greedy, no noise).
-func (s *sampler) prepare(data *corpus, prompt string, temperature float64, seed uint64) (int, error) {
+func (s *sampler) prepare(data *gosrc.Corpus, prompt string, temperature float64, seed uint64) (int, error) {
 	if prompt == "" {
 		prompt = "\n"
 	}
@@ -92,7 +93,7 @@ func (s *sampler) prepare(data *corpus, prompt string, temperature float64, seed
 	}
 	ids := make([]int32, len(prompt))
 	for i := 0; i < len(prompt); i++ {
-		if ids[i] = int32(data.ids[prompt[i]]); ids[i] < 0 {
+		if ids[i] = int32(data.IDs[prompt[i]]); ids[i] < 0 {
 			return 0, fmt.Errorf("the prompt's byte %q does not occur in the corpus", prompt[i])
 		}
 	}
@@ -123,21 +124,21 @@ func (s *sampler) prepare(data *corpus, prompt string, temperature float64, seed
 }
 
 // text is the prompt's first byte and the tokens the steps produced.
-func (s *sampler) text(data *corpus, prompt string, toks []int32) string {
+func (s *sampler) text(data *gosrc.Corpus, prompt string, toks []int32) string {
 	var sb strings.Builder
 	if prompt == "" {
 		prompt = "\n"
 	}
 	sb.WriteByte(prompt[0])
 	for _, t := range toks {
-		sb.WriteByte(data.vocab[t])
+		sb.WriteByte(data.Vocab[t])
 	}
 	return sb.String()
 }
 
 // generate returns the prompt followed by generated text, s.n+1 bytes in
 // all (the prompt's first byte and one per step).
-func (s *sampler) generate(ctx context.Context, data *corpus, prompt string, temperature float64, seed uint64) (string, error) {
+func (s *sampler) generate(ctx context.Context, data *gosrc.Corpus, prompt string, temperature float64, seed uint64) (string, error) {
 	if _, err := s.prepare(data, prompt, temperature, seed); err != nil {
 		return "", err
 	}
