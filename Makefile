@@ -12,7 +12,7 @@ STATICCHECK_VERSION := v0.8.2
 MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
              | grep -v /testdata/ | xargs -n1 dirname | sort -u)
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers bench-fft \
+.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers bench-scaling bench-fft \
         bench-smoke generate check-generated gpu-test tune
 
 # The examples are a nested module (examples/go.mod); the demo writes
@@ -112,6 +112,15 @@ check-trace:
 # (-quick for a smoke run, -check to cross-check the engines' numbers).
 bench-peers:
 	cd bench && $(GO) run ./cmd/peers $(ARGS)
+
+# Issue 20: loom at 1, 2, 16 and 64 threads (16 and 64 oversubscribe the
+# pool: the simulated many-core check) side by side on every peer workload,
+# GOMAXPROCS at the machine's CPUs; one table of medians, ratios and a
+# verdict, JSON in bench/results/scaling-*.json. Same -filter, -quick,
+# -rounds, -target as bench-peers; e.g. make bench-scaling ARGS='-torch 2
+# -filter xent' (PyTorch at 2 threads beside loom) or ARGS='-markdown'.
+bench-scaling:
+	cd bench && $(GO) run ./cmd/scaling $(ARGS)
 
 # The FFT benchmark of issue 16: loom against FFTW (bench/fftw/fftw_bench.c,
 # compiled here by the command; skipped without libfftw3-dev), numpy.fft and

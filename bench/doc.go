@@ -7,7 +7,8 @@
 //
 // This is a nested module: the main module never depends on a peer.
 // Run it with `make bench-peers` from the repository root, or
-// `go run ./cmd/peers -h` here. The cross-checks (every engine computes the
+// `go run ./cmd/peers -h` here; `make bench-scaling` (cmd/scaling, issue
+// 20) times loom alone at several thread counts side by side. The cross-checks (every engine computes the
 // same numbers from the same inputs) are ordinary tests: `go test ./...`.
 //
 // Every engine draws its inputs and initial weights from the same

@@ -225,6 +225,36 @@ func Run(c Config) (*Report, error) {
 	return rep, nil
 }
 
+func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, error) {
+	var cs []contender
+	for _, name := range EngineNames {
+		if e, ok := engs[name]; ok {
+			cs = append(cs, contender{name: name, eng: e})
+		}
+	}
+	w := &WorkloadResult{Spec: s, Engines: map[string]*EngineResult{}}
+	for _, r := range measure(s, cs, c.Rounds, c.Target, c.Log) {
+		w.Engines[r.Engine] = r
+	}
+	if l := w.Engines["loom"]; l.ok() {
+		w.Speedup = map[string]float64{}
+		for _, n := range EngineNames[1:] {
+			if p := w.Engines[n]; p.ok() {
+				w.Speedup[n] = p.MedianNs / l.MedianNs
+			}
+		}
+	}
+	return w, nil
+}
+
+// contender is one named way of building a workload in a timed
+// comparison: an engine (cmd/peers) or an engine at one thread count
+// (cmd/scaling).
+type contender struct {
+	name string
+	eng  Engine
+}
+
 type running struct {
 	name   string
 	inst   Instance
@@ -232,37 +262,44 @@ type running struct {
 	allocs []float64
 }
 
-func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, error) {
-	w := &WorkloadResult{Spec: s, Engines: map[string]*EngineResult{}}
-	var rs []*running
+// measure is the timing loop of both runners. Every contender, in order,
+// builds s and calibrates its iteration count to target; then each of
+// rounds rounds times every instance once, the order rotating from round
+// to round, so that all contenders see the same machine. It returns one
+// result per contender, in order (Engine is the contender's name): the
+// timings, their median, the median allocations per iteration where the
+// engine counts them, and GFLOP/s or GB/s where s defines them; a
+// contender that fails to build, calibrate or run has Error set (and the
+// reason logged). The instances are closed before it returns.
+func measure(s Spec, cs []contender, rounds int, target time.Duration, log io.Writer) []*EngineResult {
+	var (
+		rs  []*running
+		all []*EngineResult
+	)
 	defer func() {
 		for _, r := range rs {
 			r.inst.Close()
 		}
 		runtime.GC() // the 16M workloads hold gigabytes
 	}()
-	for _, name := range EngineNames {
-		e, ok := engs[name]
-		if !ok {
-			continue
-		}
-		res := &EngineResult{Engine: name}
-		w.Engines[name] = res
-		inst, err := e.New(s)
+	for _, c := range cs {
+		res := &EngineResult{Engine: c.name}
+		all = append(all, res)
+		inst, err := c.eng.New(s)
 		if err != nil {
 			res.Error = err.Error()
-			fmt.Fprintf(c.Log, "%s: %s: %v\n", s.Name, name, err)
+			fmt.Fprintf(log, "%s: %s: %v\n", s.Name, c.name, err)
 			continue
 		}
-		r := &running{name: name, inst: inst, res: res}
+		r := &running{name: c.name, inst: inst, res: res}
 		rs = append(rs, r)
-		if res.Iters, err = calibrate(inst, c.Target); err != nil {
+		if res.Iters, err = calibrate(inst, target); err != nil {
 			res.Error = err.Error()
-			fmt.Fprintf(c.Log, "%s: %s: %v\n", s.Name, name, err)
+			fmt.Fprintf(log, "%s: %s: %v\n", s.Name, c.name, err)
 		}
 	}
-	for round := 0; round < c.Rounds; round++ {
-		fmt.Fprintf(c.Log, "%s round %d/%d:", s.Name, round+1, c.Rounds)
+	for round := 0; round < rounds; round++ {
+		fmt.Fprintf(log, "%s round %d/%d:", s.Name, round+1, rounds)
 		for k := range rs {
 			r := rs[(k+round)%len(rs)]
 			if r.res.Error != "" {
@@ -271,7 +308,7 @@ func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, er
 			d, allocs, err := r.inst.Run(r.res.Iters)
 			if err != nil {
 				r.res.Error = err.Error()
-				fmt.Fprintf(c.Log, " %s: %v", r.name, err)
+				fmt.Fprintf(log, " %s: %v", r.name, err)
 				continue
 			}
 			ns := float64(d.Nanoseconds()) / float64(r.res.Iters)
@@ -279,9 +316,9 @@ func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, er
 			if !math.IsNaN(allocs) {
 				r.allocs = append(r.allocs, allocs)
 			}
-			fmt.Fprintf(c.Log, " %s %s", r.name, fmtDur(ns))
+			fmt.Fprintf(log, " %s %s", r.name, fmtDur(ns))
 		}
-		fmt.Fprintln(c.Log)
+		fmt.Fprintln(log)
 	}
 	for _, r := range rs {
 		if r.res.Error != "" || len(r.res.NsPerIter) == 0 {
@@ -299,15 +336,7 @@ func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, er
 			r.res.GBs = b / r.res.MedianNs
 		}
 	}
-	if l := w.Engines["loom"]; l.ok() {
-		w.Speedup = map[string]float64{}
-		for _, n := range EngineNames[1:] {
-			if p := w.Engines[n]; p.ok() {
-				w.Speedup[n] = p.MedianNs / l.MedianNs
-			}
-		}
-	}
-	return w, nil
+	return all
 }
 
 // calibrate warms inst up and returns the iteration count whose timing
