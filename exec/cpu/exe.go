@@ -39,6 +39,7 @@ type args struct {
 	in      []int
 	out     int
 	scratch []byte
+	workers int // Threads(), once computed
 }
 
 func (a *args) In(i int) []byte { return a.inst.slots[a.in[i]] }
@@ -48,12 +49,13 @@ func (a *args) Out() []byte     { return a.inst.slots[a.out] }
 // handles iterations [lo,hi); part < Threads() numbers the piece, for
 // per-part scratch.
 func (a *args) Loop(fn func(lo, hi, part int)) *loop {
-	return &loop{inst: a.inst, fn: a.inst.guard(fn)}
+	return &loop{inst: a.inst, fn: a.inst.guard(fn), parts: a.Threads()}
 }
 
 type loop struct {
-	inst *instance
-	fn   func(lo, hi, part int)
+	inst  *instance
+	fn    func(lo, hi, part int)
+	parts int // the most parts: the kernel's Threads()
 }
 
 // Run runs the loop over [0,n) in parts of at least grain iterations;
@@ -61,7 +63,7 @@ type loop struct {
 // step iterations with a check between them (step 0: the body checks
 // itself, with Stopped). See pool.For.
 func (l *loop) Run(n, grain, step int) {
-	l.inst.exe.be.pool.For(n, grain, step, &l.inst.wg, l.inst.tr, l.inst.done, l.fn)
+	l.inst.exe.be.pool.For(n, grain, l.parts, step, &l.inst.job, l.inst.tr, l.inst.done, l.fn)
 }
 
 // Stopped reports whether the running Run's context is done: kernels whose
@@ -91,8 +93,16 @@ func (a *args) Fail(err error) {
 	a.inst.pmu.Unlock()
 }
 
-// Threads is the most parts a For loop is split into.
-func (a *args) Threads() int { return a.inst.exe.be.threads }
+// Threads is the most parts the kernel's loops are split into: the
+// backend's threads, fewer when the kernel's estimated work does not pay
+// for them (grain.go). Kernels size their per-part scratch and plan their
+// splits (gemm tiles, TopK pieces) with it.
+func (a *args) Threads() int {
+	if a.workers == 0 {
+		a.workers = workersFor(a.node, a.inst.exe.be.threads)
+	}
+	return a.workers
+}
 
 type executable struct {
 	be      *Backend
@@ -111,7 +121,7 @@ type instance struct {
 	arena []byte
 	slots [][]byte
 	run   []func()
-	wg    sync.WaitGroup
+	job   job
 	// done is the running Run's ctx.Done(), nil when the context cannot be
 	// cancelled (and between runs).
 	done <-chan struct{}

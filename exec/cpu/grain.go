@@ -1,0 +1,83 @@
+package cpu
+
+import (
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
+)
+
+// How many workers a kernel uses: as many as its work pays for, never
+// more than the backend's threads. A kernel's serial time is estimated
+// from the op's cost model (its declaration's FLOPs and the bytes it
+// reads and writes, opdef.Def.FLOPsOf and opdef.BytesOf) at the rates
+// below, and every worker must get at least minPartNs of it: a part
+// smaller than that costs more in dispatch (handing the part over, the
+// worker's start, the wait for it: about 1 µs here, BenchmarkDispatch) and
+// lost cache locality than it saves. The decision is made once per step
+// when a Program instance binds its kernels (workersFor); the kernels'
+// own grains (elements or rows per part, bcast.go's grainElems) still
+// apply on top, so a loop never gets more parts than either allows.
+//
+// The rates and the grain are constants measured on this project's
+// machines (2-vCPU AMD EPYC Zen 4/5 virtual machines, 2026-11), not
+// calibrated at start-up: a calibration would make the split, and with
+// it the timing, depend on how busy the machine was in the first
+// milliseconds of a process, while the results never depend on it
+// (every kernel gives the same bits for every split). They are
+// deliberately the fast end of what the kernels reach (an estimate too
+// low only forgoes a split of a kernel near the threshold; one too high
+// would split kernels that are too small, the slowdown this guards
+// against).
+const (
+	// nsPerFLOP is the time of one FLOP of vectorised non-contraction work
+	// (elementwise, reductions, normalisations): 50 GFLOP/s.
+	nsPerFLOP = 1.0 / 50
+	// nsPerContractionFLOP is MatMul's and the convolutions' rate: the
+	// packed gemm's 200-240 GFLOP/s per core (internal/gemm).
+	nsPerContractionFLOP = 1.0 / 200
+	// nsPerByte is the time of one byte read or written: 100 GB/s, the
+	// rate of streaming through L2 (DRAM-bound kernels are slower, so they
+	// are split at the same size or sooner).
+	nsPerByte = 1.0 / 100
+	// minPartNs is the least estimated work one worker gets: 10 µs,
+	// ten times the dispatch cost of a part, so that a split loses at most
+	// about a tenth of its gain to dispatch even when the pool is
+	// oversubscribed (more workers than CPUs, where dispatches queue).
+	minPartNs = 10_000
+	// minContractionPartNs is the least work of one part of a MatMul or
+	// a convolution: 30 µs. Every part packs its own panels of the
+	// operands (internal/gemm), so the work of a product grows with its
+	// parts: cut into 16 parts of 10 µs, a 784x256 by 64 product did 13%
+	// more work than in 2 (bench/cmd/scaling, loom@16 against loom@2).
+	minContractionPartNs = 30_000
+)
+
+// estimateNs is the estimated serial time of node n's kernel in
+// nanoseconds (0 for a node without a declaration).
+func estimateNs(n *graph.Node) float64 {
+	d := opdef.Lookup(n.Op())
+	if d == nil {
+		return 0
+	}
+	rate := nsPerFLOP
+	if d.Kind == opdef.Contraction {
+		rate = nsPerContractionFLOP
+	}
+	return d.FLOPsOf(n)*rate + opdef.BytesOf(n)*nsPerByte
+}
+
+// workersFor returns how many parts node n's kernel may split into with
+// threads workers available: at most threads, at least 1, and no more
+// than its estimated work gives minPartNs each (the kernels inside a
+// control-flow body decide for themselves). A nil node (a copy step) may
+// use every thread: its loop has its own grain in bytes.
+func workersFor(n *graph.Node, threads int) int {
+	if n == nil || threads <= 1 {
+		return max(threads, 1)
+	}
+	part := float64(minPartNs)
+	if d := opdef.Lookup(n.Op()); d != nil && d.Kind == opdef.Contraction {
+		part = minContractionPartNs
+	}
+	k := int(estimateNs(n) / part)
+	return min(max(k, 1), threads)
+}

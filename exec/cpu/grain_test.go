@@ -1,0 +1,126 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
+	"github.com/loomgraph/loom/tensor"
+)
+
+// TestWorkersFor: the cost-based split. Expected counts by hand from
+// grain.go's constants (50 GFLOP/s, 200 GFLOP/s for contractions, 100
+// GB/s, parts of at least 10 µs, 30 µs for contractions):
+//   - Add of 1K float32: 1K FLOPs (0.02 µs) + 12 KB (0.12 µs): 1 part.
+//   - Add of 1M float32: 1M FLOPs (20 µs) + 12 MB (120 µs) = 140 µs:
+//     14 parts, so every thread up to 14.
+//   - Exp (8 FLOPs per element, ops/elementwise.go) of 32K float32:
+//     256K FLOPs (5.2 µs) + 256 KB (2.6 µs) = 7.9 µs: 1 part; of 1M:
+//     252 µs, 25 parts.
+//   - MatMul 64x784 by 784x256: 2mnk = 25.7M FLOPs (128 µs) + 1.07 MB
+//     (10.7 µs) = 139 µs: 4 parts of 30 µs.
+//   - MatMul 64x256 by 256x10: 328K FLOPs (1.6 µs): 1 part.
+func TestWorkersFor(t *testing.T) {
+	g := graph.New()
+	inputs := 0
+	in := func(shape ...int) *graph.Node {
+		inputs++
+		return g.Input(fmt.Sprint("x", inputs), tensor.Float32, shape...)
+	}
+	cases := []struct {
+		name    string
+		n       *graph.Node
+		threads int
+		want    int
+	}{
+		{"add 1K", ops.Add(in(1024), in(1024)), 64, 1},
+		{"add 1M on 2", ops.Add(in(1<<20), in(1<<20)), 2, 2},
+		{"add 1M on 64", ops.Add(in(1<<20), in(1<<20)), 64, 14},
+		{"exp 32K", ops.Exp(in(1 << 15)), 64, 1},
+		{"exp 1M", ops.Exp(in(1 << 20)), 64, 25},
+		{"matmul 64x784x256", ops.MatMul(in(64, 784), in(784, 256)), 64, 4},
+		{"matmul 64x256x10", ops.MatMul(in(64, 256), in(256, 10)), 64, 1},
+		{"one thread", ops.Add(in(1<<20), in(1<<20)), 1, 1},
+		{"copy step", nil, 8, 8},
+	}
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if got := workersFor(c.n, c.threads); got != c.want {
+			t.Errorf("%s: %d workers of %d, want %d (estimate %.0f ns)", c.name, got, c.threads, c.want, estimateIf(c.n))
+		}
+	}
+}
+
+func estimateIf(n *graph.Node) float64 {
+	if n == nil {
+		return 0
+	}
+	return estimateNs(n)
+}
+
+// TestPoolPartsOnce: every iteration of every loop runs exactly once, in
+// the part For says, however many goroutines claim parts: pools of 2 and
+// 16 threads (16 on a machine with fewer CPUs: more parts than workers),
+// loops of every size from 0 to 40 with grains that give 1 to 16 parts,
+// several callers at once (each with its own job, as instances have).
+func TestPoolPartsOnce(t *testing.T) {
+	for _, threads := range []int{2, 16} {
+		p := newPool(threads)
+		var wg sync.WaitGroup
+		for c := 0; c < 3; c++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var j job
+				for n := 0; n <= 40; n++ {
+					for _, grain := range []int{1, 3, 7} {
+						hits := make([]atomic.Int32, n)
+						var parts atomic.Int32
+						p.For(n, grain, threads, 0, &j, nil, nil, func(lo, hi, part int) {
+							parts.Add(1)
+							for i := lo; i < hi; i++ {
+								hits[i].Add(1)
+							}
+						})
+						for i := range hits {
+							if h := hits[i].Load(); h != 1 {
+								t.Errorf("threads %d, n %d, grain %d: iteration %d ran %d times", threads, n, grain, i, h)
+								return
+							}
+						}
+						if k := int(parts.Load()); n > 0 && (k < 1 || k > threads || (k > 1 && n/k < grain)) {
+							t.Errorf("threads %d, n %d, grain %d: %d parts", threads, n, grain, k)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		p.close()
+	}
+}
+
+// TestPoolBalancedParts: with more parts than goroutines to run them, the
+// parts are a multiple of their number (3 parts on 2 goroutines would
+// leave one alone with the last part).
+func TestPoolBalancedParts(t *testing.T) {
+	if runtime.GOMAXPROCS(0) != 2 {
+		t.Skip("written for GOMAXPROCS 2")
+	}
+	p := newPool(16)
+	defer p.close()
+	var j job
+	for _, c := range []struct{ max, want int }{{1, 1}, {2, 2}, {3, 2}, {5, 4}, {16, 16}} {
+		var parts atomic.Int32
+		p.For(1000, 1, c.max, 0, &j, nil, nil, func(lo, hi, part int) { parts.Add(1) })
+		if got := int(parts.Load()); got != c.want {
+			t.Errorf("at most %d parts: %d, want %d", c.max, got, c.want)
+		}
+	}
+}
