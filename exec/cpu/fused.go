@@ -189,6 +189,17 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 			regOf[i] = alloc()
 			dst = source{srcReg, regOf[i]}
 		}
+		notReg := -1
+		if o.Op == ops.OpWhere && srcs[0].kind != srcScalar && srcs[1].kind == srcScalar && srcs[2].kind != srcScalar {
+			// Where(c, s, y), a scalar where c holds (masking, as in
+			// SoftmaxCrossEntropy), has no simd select; Where(!c, y, s)
+			// has: negate c into a register first.
+			nr := alloc() // before this op's operands are freed: not one of them
+			p.prog = append(p.prog, instr{dst: source{srcReg, nr}, srcs: srcs[:1], run: notBools})
+			srcs = []source{{srcReg, nr}, srcs[2], srcs[1]}
+			dts = []tensor.DType{tensor.Bool, dts[2], dts[1]}
+			notReg = nr
+		}
 		// Registers whose last reader is this op are free for later ops
 		// (not for this op's destination: a widening Cast would overwrite
 		// operand elements it has not read yet).
@@ -196,6 +207,9 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 			if r >= 0 && last[r] == i && !slices.Contains(o.Args[:k], r) { // Mul(t, t) frees t once
 				free = append(free, regOf[r])
 			}
+		}
+		if notReg >= 0 {
+			free = append(free, notReg)
 		}
 		run, err := microOp(o, dts, srcs)
 		if err != nil {
@@ -220,6 +234,22 @@ func planFused(n *graph.Node) (*fusedPlan, error) {
 	}
 	p.regBytes = chunkElems * 8
 	return p, nil
+}
+
+// notBools is the micro-op d = !c of m bools (0 or 1): XOR with 1,
+// eight at a time.
+func notBools(m int, d, c, _, _ unsafe.Pointer) {
+	dv, cv := view[uint8](d, m), view[uint8](c, m)
+	w := m / 8
+	if w > 0 {
+		dw, cw := view[uint64](d, w), view[uint64](c, w)
+		for i := range dw {
+			dw[i] = cw[i] ^ 0x0101010101010101
+		}
+	}
+	for i := 8 * w; i < m; i++ {
+		dv[i] = cv[i] ^ 1
+	}
 }
 
 func stride(s source) int {

@@ -1,13 +1,18 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/exec/exectest"
 	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
@@ -121,6 +126,64 @@ func TestPoolBalancedParts(t *testing.T) {
 		p.For(1000, 1, c.max, 0, &j, nil, nil, func(lo, hi, part int) { parts.Add(1) })
 		if got := int(parts.Load()); got != c.want {
 			t.Errorf("at most %d parts: %d, want %d", c.max, got, c.want)
+		}
+	}
+}
+
+// TestFusedWhereScalarIfTrue: Where(c, s, y), a scalar where the
+// condition holds, runs in a fused group as Where(!c, y, s) with the
+// negation in a register of its own. The groups below free y's and c's
+// registers at the Where (their last reader), where a register taken for
+// the negation after the frees would be one of them. Checked against
+// exectest.Eval, the float64 reference: every element is either the
+// scalar or Exp(x)·x, computed the same way.
+func TestFusedWhereScalarIfTrue(t *testing.T) {
+	be, err := New(Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 3, 2500) // two chunks and a tail
+	y := ops.Mul(ops.Exp(x), x)
+	c := ops.Greater(x, ops.Scalar(x, 0.25))
+	outs := []*graph.Node{
+		ops.Mul(ops.Where(c, ops.Scalar(x, -7), y), ops.Scalar(x, 2)),
+		ops.Sum(ops.Where(ops.Less(x, ops.Scalar(x, -1)), ops.Scalar(x, 0), ops.Add(x, ops.Scalar(x, 1))), -1),
+	}
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, tensor.Shape{3, 2500}, -3, 3, 11)}
+	want, err := exectest.Eval(outs, feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	fused := 0
+	for _, st := range p.Plan().Steps {
+		if st.Kind == exec.KernelStep && st.Node.Op() == opdef.OpFused {
+			fused++
+		}
+	}
+	if fused < 2 {
+		t.Fatalf("%d fused groups in the plan, want 2", fused)
+	}
+	got, err := p.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range outs {
+		w, _ := tensor.Values[float32](want[i])
+		gv, _ := tensor.Values[float32](got[i])
+		for k := range gv {
+			if d := math.Abs(float64(gv[k] - w[k])); d > 1e-5*max(1, math.Abs(float64(w[k]))) {
+				t.Fatalf("output %d element %d: %v, want %v", i, k, gv[k], w[k])
+			}
 		}
 	}
 }
