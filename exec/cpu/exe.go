@@ -40,6 +40,7 @@ type args struct {
 	out     int
 	scratch []byte
 	workers int // Threads(), once computed
+	step    int // the step's index in the plan
 }
 
 func (a *args) In(i int) []byte { return a.inst.slots[a.in[i]] }
@@ -87,8 +88,10 @@ func (a *args) Done() <-chan struct{} { return a.inst.done }
 // and the first error of a step is kept.
 func (a *args) Fail(err error) {
 	a.inst.pmu.Lock()
-	if a.inst.failed == nil {
-		a.inst.failed = err
+	// Steps of a wave (interop.go) run at once: the first step's error
+	// is kept, whichever failed first in time.
+	if a.inst.failed == nil || a.step < a.inst.failedStep {
+		a.inst.failed, a.inst.failedStep = err, a.step
 	}
 	a.inst.pmu.Unlock()
 }
@@ -109,6 +112,7 @@ type executable struct {
 	plan    *exec.Plan
 	views   []int     // aliases of feeds, variables and outputs: bound per run
 	kernels []*kernel // per step; nil for copies
+	waves   []wave    // the steps in order, grouped into waves (interop.go)
 	mu      sync.Mutex
 	free    []*instance
 	nested  bool // a control-flow body (control.go)
@@ -133,8 +137,11 @@ type instance struct {
 	pmu      sync.Mutex
 	panicked any
 	// failed is the error a kernel of the running step reported with
-	// args.Fail (under pmu), returned by Run after the step.
-	failed error
+	// args.Fail (under pmu), returned by Run after the step; failedStep
+	// is that step.
+	failed     error
+	failedStep int
+	waveFns    []func(lo, hi, part int) // per wave of several steps (interop.go)
 }
 
 // Lower prepares a kernel for every step.
@@ -168,6 +175,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		e.kernels[i] = k
 	}
 	e.skipUnread()
+	e.waves = e.planWaves()
 	return e, nil
 }
 
@@ -253,7 +261,7 @@ func (e *executable) newInstance() (in *instance, err error) {
 			continue
 		}
 		k := e.kernels[i]
-		a := &args{inst: in, node: s.Node, in: s.In, out: s.Out}
+		a := &args{inst: in, node: s.Node, in: s.In, out: s.Out, step: i}
 		if k.scratch > 0 {
 			what := fmt.Sprintf("the scratch memory of step %d (%s)", i, p.DescribeStep(i))
 			if a.scratch, err = e.be.alignedBytes(int64(k.scratch), what); err != nil {
@@ -262,6 +270,7 @@ func (e *executable) newInstance() (in *instance, err error) {
 		}
 		in.run[i] = k.bind(a)
 	}
+	in.bindWaves()
 	return in, nil
 }
 
@@ -349,17 +358,28 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	if done != nil && stop.Done(done) {
 		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())
 	}
-	for i, run := range in.run {
-		step = i
-		if obs != nil {
-			in.trBuf = tracer{obs: obs, step: i}
-			in.tr = &in.trBuf
-			t0 := obs.Now()
-			run()
-			obs.Step(i, t0, obs.Now())
-			in.tr = nil
-		} else {
-			run()
+	for k, w := range e.waves {
+		step = w.lo
+		switch {
+		case obs != nil:
+			// A profiled Run runs the steps of a wave one after the other,
+			// so that each is one slice of the run's track.
+			for i := w.lo; i < w.hi; i++ {
+				step = i
+				in.trBuf = tracer{obs: obs, step: i}
+				in.tr = &in.trBuf
+				t0 := obs.Now()
+				in.run[i]()
+				obs.Step(i, t0, obs.Now())
+				in.tr = nil
+				if in.panicked != nil || in.failed != nil {
+					break
+				}
+			}
+		case w.hi-w.lo == 1:
+			in.run[w.lo]()
+		default:
+			in.runWave(k)
 		}
 		if in.panicked != nil {
 			r := in.panicked
@@ -367,9 +387,11 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 			panic(r)
 		}
 		if in.failed != nil {
+			i := in.failedStep
 			return fmt.Errorf("cpu: step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), in.failed)
 		}
 		if done != nil && stop.Done(done) {
+			i := w.hi - 1
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())
 		}
 	}
