@@ -271,8 +271,11 @@ func planIxScatter(g *ixGeom, threads, work int) ixScatterPlan {
 	ranges := func() {
 		// Destination ranges: each piece scans every index and handles
 		// those in its range, adding whole rows.
+		// Every destination range costs a scan of all the indices, so
+		// the ranges are at most inner/16 (the scans then cost at most a
+		// sixteenth of the rows' adds, whatever the thread count).
 		if pieces < want && g.d > 1 {
-			p.dparts = min(g.d, (want+pieces-1)/pieces)
+			p.dparts = min(g.d, (want+pieces-1)/pieces, max(1, g.inner/16))
 			pieces *= p.dparts
 		}
 	}
