@@ -209,20 +209,27 @@ func Run(c Config) (*Report, error) {
 	}
 	rep.WriteTable(c.Out)
 	if c.ResultsDir != "" {
-		if err := os.MkdirAll(c.ResultsDir, 0o755); err != nil {
-			return rep, err
-		}
-		rep.File = filepath.Join(c.ResultsDir, rep.Time.Format("20060102T150405Z")+".json")
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return rep, err
-		}
-		if err := os.WriteFile(rep.File, append(b, '\n'), 0o644); err != nil {
+		if err := writeResults(c.ResultsDir, "", rep.Time, rep, &rep.File); err != nil {
 			return rep, err
 		}
 		fmt.Fprintf(c.Out, "# results: %s\n", rep.File)
 	}
 	return rep, nil
+}
+
+// writeResults writes rep as indented JSON to dir/<prefix><time>.json,
+// setting *file (rep's File field, set before marshalling so the JSON
+// names its own file) to the path.
+func writeResults(dir, prefix string, t time.Time, rep any, file *string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	*file = filepath.Join(dir, prefix+t.Format("20060102T150405Z")+".json")
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*file, append(b, '\n'), 0o644)
 }
 
 func runWorkload(c *Config, engs map[string]Engine, s Spec) (*WorkloadResult, error) {

@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -316,15 +314,7 @@ func RunScaling(c ScalingConfig) (*ScalingReport, error) {
 		rep.WriteTable(c.Out)
 	}
 	if c.ResultsDir != "" {
-		if err := os.MkdirAll(c.ResultsDir, 0o755); err != nil {
-			return rep, err
-		}
-		rep.File = filepath.Join(c.ResultsDir, "scaling-"+rep.Time.Format("20060102T150405Z")+".json")
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return rep, err
-		}
-		if err := os.WriteFile(rep.File, append(b, '\n'), 0o644); err != nil {
+		if err := writeResults(c.ResultsDir, "scaling-", rep.Time, rep, &rep.File); err != nil {
 			return rep, err
 		}
 		if c.Markdown {
