@@ -69,6 +69,7 @@ func (b *Backend) prepareControl(n *graph.Node, bodies []*exec.BodyPlan) (*kerne
 		}
 		exes[k] = x.(*executable)
 		exes[k].nested = true
+		exes[k].waves = nil // a body runs its steps one by one (runSteps)
 	}
 	offs, _ := opdef.TupleLayout(a.Outs)
 	sizes := make([]int, len(a.Outs))

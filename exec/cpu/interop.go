@@ -102,7 +102,7 @@ func (e *executable) planWaves() []wave {
 	p, threads := e.plan, e.be.threads
 	var waves []wave
 	single := func(i int) { waves = append(waves, wave{i, i + 1}) }
-	if threads <= 1 || e.nested {
+	if threads <= 1 {
 		for i := range p.Steps {
 			single(i)
 		}
