@@ -98,11 +98,12 @@ func (a *args) Fail(err error) {
 
 // Threads is the most parts the kernel's loops are split into: the
 // backend's threads, fewer when the kernel's estimated work does not pay
-// for them (grain.go). Kernels size their per-part scratch and plan their
-// splits (gemm tiles, TopK pieces) with it.
+// for them (grain.go), and no more than the goroutines that can run them
+// at once (pool.runners). Kernels size their per-part scratch and plan
+// their splits (gemm tiles, TopK pieces) with it.
 func (a *args) Threads() int {
 	if a.workers == 0 {
-		a.workers = workersFor(a.node, a.inst.exe.be.threads)
+		a.workers = a.inst.exe.be.workersFor(a.node)
 	}
 	return a.workers
 }

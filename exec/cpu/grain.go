@@ -65,6 +65,15 @@ func estimateNs(n *graph.Node) float64 {
 	return d.FLOPsOf(n)*rate + opdef.BytesOf(n)*nsPerByte
 }
 
+// workersFor is the parts node n's kernel may split into on backend b:
+// workersFor with its threads, at most the goroutines its pool can run at
+// once. A kernel planned for more (gemm tiles for 5 workers run by 2
+// goroutines: parts of 3 and 2 tasks) would finish later than one planned
+// for the goroutines it has.
+func (b *Backend) workersFor(n *graph.Node) int {
+	return min(workersFor(n, b.threads), b.pool.runners())
+}
+
 // workersFor returns how many parts node n's kernel may split into with
 // threads workers available: at most threads, at least 1, and no more
 // than its estimated work gives minPartNs each (the kernels inside a

@@ -111,9 +111,14 @@ func TestPoolPartsOnce(t *testing.T) {
 	}
 }
 
-// TestPoolBalancedParts: with more parts than goroutines to run them, the
-// parts are a multiple of their number (3 parts on 2 goroutines would
-// leave one alone with the last part).
+// TestPoolBalancedParts: with more parts allowed than goroutines to run
+// them, For cuts the count that finishes first (hand: ceil(parts/2)
+// rounds of ceil(n/parts) iterations on 2 goroutines, the fewest parts
+// among equals): 1000 iterations in 2 parts whatever the cap above 2 (3
+// parts would take 667, 4 parts 500 like 2); 10 in 2 (4 parts of 3, 3,
+// 2, 2 take 6 against 5). balance itself on more goroutines: 10
+// iterations on 4 goroutines with up to 8 parts: 4 parts of 3 (3), not
+// 5 parts of 2 (2 rounds: 4).
 func TestPoolBalancedParts(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != 2 {
 		t.Skip("written for GOMAXPROCS 2")
@@ -121,12 +126,18 @@ func TestPoolBalancedParts(t *testing.T) {
 	p := newPool(16)
 	defer p.close()
 	var j job
-	for _, c := range []struct{ max, want int }{{1, 1}, {2, 2}, {3, 2}, {5, 4}, {16, 16}} {
+	for _, c := range []struct{ n, max, want int }{{1000, 1, 1}, {1000, 2, 2}, {1000, 3, 2}, {1000, 5, 2}, {1000, 16, 2}, {10, 5, 2}} {
 		var parts atomic.Int32
-		p.For(1000, 1, c.max, 0, &j, nil, nil, func(lo, hi, part int) { parts.Add(1) })
+		p.For(c.n, 1, c.max, 0, &j, nil, nil, func(lo, hi, part int) { parts.Add(1) })
 		if got := int(parts.Load()); got != c.want {
-			t.Errorf("at most %d parts: %d, want %d", c.max, got, c.want)
+			t.Errorf("%d iterations, at most %d parts: %d, want %d", c.n, c.max, got, c.want)
 		}
+	}
+	if got := balance(10, 8, 4); got != 4 {
+		t.Errorf("balance(10, 8, 4) = %d, want 4", got)
+	}
+	if got := balance(7, 3, 4); got != 3 {
+		t.Errorf("balance(7, 3, 4) = %d, want 3 (no more parts than goroutines: unchanged)", got)
 	}
 }
 

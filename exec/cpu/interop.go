@@ -96,13 +96,13 @@ func anyOverlap(xs, ys []region) bool {
 
 // planWaves groups the plan's steps: consecutive small kernel steps that
 // are pairwise free of conflicts, worth minWaveNs together, form a wave;
-// every other step is a wave of one. With one thread every step is its
-// own wave.
+// every other step is a wave of one. With one goroutine to run them
+// (one thread, or GOMAXPROCS 1) every step is its own wave.
 func (e *executable) planWaves() []wave {
-	p, threads := e.plan, e.be.threads
+	p := e.plan
 	var waves []wave
 	single := func(i int) { waves = append(waves, wave{i, i + 1}) }
-	if threads <= 1 {
+	if e.be.pool.runners() <= 1 {
 		for i := range p.Steps {
 			single(i)
 		}
@@ -113,7 +113,7 @@ func (e *executable) planWaves() []wave {
 		if s.Kind != exec.KernelStep || e.kernels[i] == nil || e.kernels[i] == noKernel || p.Bodies[s.Node] != nil {
 			return 0, false
 		}
-		if workersFor(s.Node, threads) > 1 {
+		if e.be.workersFor(s.Node) > 1 {
 			return 0, false
 		}
 		return estimateNs(s.Node), true

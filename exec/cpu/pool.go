@@ -187,6 +187,10 @@ func (p *pool) next() (signal, bool) {
 
 func (p *pool) close() { p.stop.Do(func() { close(p.wake) }) }
 
+// runners is how many goroutines can work on a loop at once: the caller
+// and the workers.
+func (p *pool) runners() int { return max(min(p.threads, p.procs), 1) }
+
 // parts returns how many parts a loop of n iterations is split into when
 // each part should have at least grain iterations (and there are at most
 // p.threads parts).
@@ -214,13 +218,7 @@ func (p *pool) For(n, grain, maxParts, step int, j *job, tr *tracer, done <-chan
 	if forcedStep > 0 && step > 0 {
 		step = forcedStep
 	}
-	k := min(p.parts(n, grain), max(maxParts, 1))
-	if r := min(p.threads, p.procs); k > r {
-		// More parts than goroutines to run them: a multiple of their
-		// number, so that none is left alone with the last part (3 parts
-		// on 2 would take 2/3 of the time where 2 parts take 1/2).
-		k -= k % r
-	}
+	k := balance(n, min(p.parts(n, grain), max(maxParts, 1)), p.runners())
 	if k <= 1 {
 		switch {
 		case n <= 0:
@@ -251,6 +249,28 @@ func (p *pool) For(n, grain, maxParts, step int, j *job, tr *tracer, done <-chan
 	j.wait(p.procs > 1)
 	j.fn, j.done, j.tr = nil, nil, nil // let go of the loop's closure
 }
+
+// balance returns how many of at most k parts to cut n iterations into
+// when r goroutines claim them: the count with the least finishing time,
+// ceil(parts/r) rounds of parts of at most ceil(n/parts) iterations (the
+// fewest parts among equals). More parts than goroutines only pay when
+// they even the rounds out: 10 iterations in 4 parts of 3, 3, 2, 2 on 2
+// goroutines take 6 where 2 parts of 5 take 5, and 3 equal parts take
+// 2/3 of the loop where 2 take 1/2.
+func balance(n, k, r int) int {
+	if k <= r || r < 1 {
+		return k
+	}
+	best, cost := 1, n
+	for c := 2; c <= k; c++ {
+		if t := ceilDiv(c, r) * ceilDiv(n, c); t < cost {
+			best, cost = c, t
+		}
+	}
+	return best
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // runPart runs part of a loop: fn(lo, hi, part) in one call, or, when done
 // is not nil (or a test forces sub-ranges) and step > 0, in calls over at
