@@ -232,6 +232,17 @@ func sortKernel[T elem, K sortKey](sp sortPlan, enc encoder[T, K], dec decoder[T
 	}
 	heap := sp.mode == modeTopK && sp.k*topKHeapRatio <= L
 	return &kernel{bind: func(a *args) func() {
+		if P := a.Threads(); sp.mode == modeSort && L >= parSortMin && lines < P {
+			// Fewer lines than workers: each line's passes in parallel.
+			s := newParSort(a, sp, enc, dec, flip, P)
+			return func() {
+				for line := range lines {
+					if !s.sortLine(line/g.inner*L*g.inner + line%g.inner) {
+						return
+					}
+				}
+			}
+		}
 		parts := min(a.Threads(), max(lines, 1))
 		if heap {
 			parts = a.Threads() // a split TopK's pieces
