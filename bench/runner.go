@@ -167,16 +167,9 @@ func Run(c Config) (*Report, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	var re *regexp.Regexp
-	if c.Filter != "" {
-		var err error
-		if re, err = regexp.Compile(c.Filter); err != nil {
-			return nil, fmt.Errorf("-filter: %w", err)
-		}
-	}
-	specs := Filter(Workloads(c.Quick), re)
-	if len(specs) == 0 {
-		return nil, fmt.Errorf("no workload matches %q", c.Filter)
+	specs, err := selectWorkloads(c.Quick, c.Filter)
+	if err != nil {
+		return nil, err
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Threads))
 
@@ -215,6 +208,24 @@ func Run(c Config) (*Report, error) {
 		fmt.Fprintf(c.Out, "# results: %s\n", rep.File)
 	}
 	return rep, nil
+}
+
+// selectWorkloads is the workloads (quick: the small ones) whose names
+// match the regular expression filter ("" = all), and an error when the
+// filter is bad or matches none.
+func selectWorkloads(quick bool, filter string) ([]Spec, error) {
+	var re *regexp.Regexp
+	if filter != "" {
+		var err error
+		if re, err = regexp.Compile(filter); err != nil {
+			return nil, fmt.Errorf("-filter: %w", err)
+		}
+	}
+	specs := Filter(Workloads(quick), re)
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("no workload matches %q", filter)
+	}
+	return specs, nil
 }
 
 // writeResults writes rep as indented JSON to dir/<prefix><time>.json,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -225,16 +224,9 @@ func RunScaling(c ScalingConfig) (*ScalingReport, error) {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
-	var re *regexp.Regexp
-	if c.Filter != "" {
-		var err error
-		if re, err = regexp.Compile(c.Filter); err != nil {
-			return nil, fmt.Errorf("-filter: %w", err)
-		}
-	}
-	specs := Filter(Workloads(c.Quick), re)
-	if len(specs) == 0 {
-		return nil, fmt.Errorf("no workload matches %q", c.Filter)
+	specs, err := selectWorkloads(c.Quick, c.Filter)
+	if err != nil {
+		return nil, err
 	}
 	procs := runtime.NumCPU()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
