@@ -116,9 +116,7 @@ func TestPoolPartsOnce(t *testing.T) {
 // rounds of ceil(n/parts) iterations on 2 goroutines, the fewest parts
 // among equals): 1000 iterations in 2 parts whatever the cap above 2 (3
 // parts would take 667, 4 parts 500 like 2); 10 in 2 (4 parts of 3, 3,
-// 2, 2 take 6 against 5). balance itself on more goroutines: 10
-// iterations on 4 goroutines with up to 8 parts: 4 parts of 3 (3), not
-// 5 parts of 2 (2 rounds: 4).
+// 2, 2 take 6 against 5).
 func TestPoolBalancedParts(t *testing.T) {
 	if runtime.GOMAXPROCS(0) != 2 {
 		t.Skip("written for GOMAXPROCS 2")
@@ -133,11 +131,18 @@ func TestPoolBalancedParts(t *testing.T) {
 			t.Errorf("%d iterations, at most %d parts: %d, want %d", c.n, c.max, got, c.want)
 		}
 	}
-	if got := balance(10, 8, 4); got != 4 {
-		t.Errorf("balance(10, 8, 4) = %d, want 4", got)
-	}
-	if got := balance(7, 3, 4); got != 3 {
-		t.Errorf("balance(7, 3, 4) = %d, want 3 (no more parts than goroutines: unchanged)", got)
+}
+
+// TestBalance: balance on any machine (hand: ceil(parts/r) rounds of
+// ceil(n/parts)): 10 iterations, 4 goroutines, up to 8 parts: 4 parts
+// (3 per round, 1 round) beat 5 (2 rounds of 2); at most r parts are
+// kept as they are; 1000 on 2 goroutines with up to 3: 2 (3 would take
+// 2 rounds of 334).
+func TestBalance(t *testing.T) {
+	for _, c := range []struct{ n, k, r, want int }{{10, 8, 4, 4}, {7, 3, 4, 3}, {1000, 3, 2, 2}, {1000, 16, 2, 2}, {9, 6, 3, 3}} {
+		if got := balance(c.n, c.k, c.r); got != c.want {
+			t.Errorf("balance(%d, %d, %d) = %d, want %d", c.n, c.k, c.r, got, c.want)
+		}
 	}
 }
 
