@@ -153,7 +153,12 @@ func TestTraceWorkers(t *testing.T) {
 		t.Skip("one thread: no worker pieces")
 	}
 	g := graph.New()
-	x := g.Input("x", tensor.Float32, 1<<20)
+	// 8M elements: a part lasts a millisecond or more, long enough for a
+	// parked worker to wake and claim the second one on a loaded machine
+	// (with 1M, under make test's parallel race runs, the caller
+	// sometimes claimed both parts in twenty runs).
+	const n = 1 << 23
+	x := g.Input("x", tensor.Float32, n)
 	y := ops.Tanh(x)
 	p, err := exec.Compile(be, []*graph.Node{y})
 	if err != nil {
@@ -165,9 +170,10 @@ func TestTraceWorkers(t *testing.T) {
 	// the caller, so a run may have no worker piece. Twenty runs without
 	// one would mean that workers never help.
 	var s string
+	feed := tensor.Zeros(tensor.Float32, n)
 	for range 20 {
 		rec := profile.New()
-		if _, err := p.Run(profile.NewContext(context.Background(), rec), exec.Feeds{x: tensor.Zeros(tensor.Float32, 1<<20)}); err != nil {
+		if _, err := p.Run(profile.NewContext(context.Background(), rec), exec.Feeds{x: feed}); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
