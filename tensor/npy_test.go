@@ -217,7 +217,7 @@ func TestNpyCorrupt(t *testing.T) {
 		{"no length v2", "too short for the 4-byte header length", []byte(npyMagic + "\x02\x00\x05\x00"), NpyLimits{}},
 		{"header truncated", "header length 60 exceeds the 5 bytes that follow it", slices.Concat([]byte(npyMagic+"\x01\x00\x3c\x00"), []byte("{'des")), NpyLimits{}},
 		{"header limit", "header length 58 exceeds the limit of 20 bytes (NpyLimits.MaxHeaderBytes)", npyFile(1, ok, 1, 0), NpyLimits{MaxHeaderBytes: 20}},
-		{"header big v2", "header length 4294967295 exceeds the limit of 10000 bytes", slices.Concat([]byte(npyMagic+"\x02\x00\xff\xff\xff\xff")), NpyLimits{}},
+		{"header big v2", "header length 4294967295 exceeds the limit of 10000 bytes", slices.Concat([]byte(npyMagic + "\x02\x00\xff\xff\xff\xff")), NpyLimits{}},
 		{"not a dict", "header is a list of 0 items, want a dict", npyFile(1, "[]"), NpyLimits{}},
 		{"empty header", "header ends at byte 0, where a value should start", npyFile(1, ""), NpyLimits{}},
 		{"unclosed dict", "header { at byte 0 is not closed", npyFile(1, "{'descr': '<i2'"), NpyLimits{}},
