@@ -4,12 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -489,4 +491,204 @@ func TestNpyFile(t *testing.T) {
 	if _, err := ReadNpzFile(filepath.Join(dir, "missing.npz"), NpyLimits{}); err == nil || !strings.HasPrefix(err.Error(), "tensor: ReadNpzFile: ") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// npyPython is the script TestNpyNumPy runs: "write DIR SPEC" saves the
+// arrays SPEC (JSON) describes with NumPy, each as DIR/NAME.npy and all of
+// them in DIR/plain.npz (numpy.savez) and DIR/compressed.npz
+// (numpy.savez_compressed); "check DIR SPEC" loads the same files,
+// written by Go, and prints a line "ok ..." or "FAIL ..." per array and
+// file. The values are those of npyExpected.
+const npyPython = `
+import sys, json
+import numpy as np
+mode, d, spec = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+def make(c):
+    n = int(np.prod(c['shape'], dtype=np.int64))
+    i = np.arange(n)
+    dt = np.dtype(c['descr'])
+    v = (i % 7) * 1.25 - (0 if dt.kind in 'ub' else 3)
+    if dt.kind == 'c':
+        v = v + 1j * ((i % 5) - 2)
+    return v.astype(dt).reshape(c['shape'])
+if mode == 'write':
+    arrays = {}
+    for c in spec:
+        a = make(c)
+        if c['fortran']:
+            a = np.asfortranarray(a)
+        with open(d + '/' + c['name'] + '.npy', 'wb') as f:
+            np.lib.format.write_array(f, a, version=tuple(c['version']) if c['version'] else None)
+        arrays[c['name']] = a
+    np.savez(d + '/plain.npz', **arrays)
+    np.savez_compressed(d + '/compressed.npz', **arrays)
+else:
+    npz = {k: np.load(d + '/' + k) for k in ('plain.npz', 'compressed.npz')}
+    for c in spec:
+        want = make(c)
+        for src, got in [('npy', np.load(d + '/' + c['name'] + '.npy'))] + [(k, z[c['name']]) for k, z in npz.items()]:
+            ok = got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+            print('ok' if ok else 'FAIL', c['name'], src, got.dtype.str, got.shape, 'want', want.dtype.str, want.shape)
+`
+
+// npyCase is one array of TestNpyNumPy.
+type npyCase struct {
+	Name    string `json:"name"`
+	Descr   string `json:"descr"`
+	Shape   []int  `json:"shape"`
+	Fortran bool   `json:"fortran"`
+	Version []int  `json:"version"`
+}
+
+// npyExpected returns the tensor the script's make(c) gives: element i
+// (in C order) is (i%7)*1.25 - 3 (without the -3 for bool and uint8),
+// plus (i%5 - 2) imaginary for complex, converted as NumPy's astype
+// converts (truncation toward zero for integers, != 0 for bool), which is
+// how FromFloat64s converts.
+func npyExpected(c npyCase) *Tensor {
+	code := strings.TrimLeft(c.Descr, "<>|=")
+	dt := DType(Invalid)
+	for _, d := range npyDTypes() {
+		if npyDescrs[d][1:] == code {
+			dt = d
+		}
+	}
+	n := Shape(c.Shape).Size()
+	vals := make([]complex128, n)
+	for i := range vals {
+		v := float64(i%7) * 1.25
+		if dt != Bool && dt != Uint8 {
+			v -= 3
+		}
+		vals[i] = complex(v, 0)
+		if dt.IsComplex() {
+			vals[i] += complex(0, float64(i%5-2))
+		}
+	}
+	if dt.IsComplex() {
+		return must(FromComplex128s(dt, vals, c.Shape...))
+	}
+	re := make([]float64, n)
+	for i, v := range vals {
+		re[i] = real(v)
+	}
+	return must(FromFloat64s(dt, re, c.Shape...))
+}
+
+// runNumPy runs the script with args under /usr/bin/python3, skipping the
+// test if Python or NumPy is missing.
+func runNumPy(t *testing.T, args ...string) string {
+	t.Helper()
+	const python = "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("no %s: %v", python, err)
+	}
+	if out, err := exec.Command(python, "-c", "import numpy").CombinedOutput(); err != nil {
+		t.Skipf("NumPy is not installed for %s: %v: %s", python, err, out)
+	}
+	out, err := exec.Command(python, append([]string{"-c", npyPython}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 %s: %v\n%s", args[0], err, out)
+	}
+	return string(out)
+}
+
+// TestNpyNumPy round-trips arrays through NumPy itself: NumPy writes .npy
+// files (both byte orders, Fortran order, versions 1.0 to 3.0) and .npz
+// archives (stored and compressed) that Go reads, and NumPy reads the
+// files Go writes.
+func TestNpyNumPy(t *testing.T) {
+	var fromNumPy []npyCase
+	for _, dt := range npyDTypes() {
+		d := npyDescrs[dt]
+		fromNumPy = append(fromNumPy, npyCase{Name: "le_" + dt.String(), Descr: d, Shape: []int{2, 3}})
+		if dt.Size() > 1 {
+			fromNumPy = append(fromNumPy, npyCase{Name: "be_" + dt.String(), Descr: ">" + d[1:], Shape: []int{3, 2}})
+		}
+	}
+	fromNumPy = append(fromNumPy,
+		npyCase{Name: "fortran_i8", Descr: "<i8", Shape: []int{2, 3, 4}, Fortran: true},
+		npyCase{Name: "fortran_be_f8", Descr: ">f8", Shape: []int{3, 4}, Fortran: true},
+		npyCase{Name: "fortran_c8", Descr: "<c8", Shape: []int{2, 3}, Fortran: true},
+		npyCase{Name: "fortran_be_c16", Descr: ">c16", Shape: []int{2, 2, 3}, Fortran: true},
+		npyCase{Name: "fortran_b1", Descr: "|b1", Shape: []int{4, 3}, Fortran: true},
+		npyCase{Name: "scalar_f8", Descr: "<f8", Shape: []int{}},
+		npyCase{Name: "scalar_be_i2", Descr: ">i2", Shape: []int{}},
+		npyCase{Name: "empty_f4", Descr: "<f4", Shape: []int{0, 3}},
+		npyCase{Name: "vector_u1", Descr: "|u1", Shape: []int{9}},
+		npyCase{Name: "v2_i2", Descr: "<i2", Shape: []int{2, 5}, Version: []int{2, 0}},
+		npyCase{Name: "v3_f2", Descr: ">f2", Shape: []int{5, 2}, Fortran: true, Version: []int{3, 0}},
+	)
+	t.Run("numpy to go", func(t *testing.T) {
+		dir := t.TempDir()
+		spec, _ := json.Marshal(fromNumPy)
+		runNumPy(t, "write", dir, string(spec))
+		plain, err := ReadNpzFile(filepath.Join(dir, "plain.npz"), NpyLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compressed, err := ReadNpzFile(filepath.Join(dir, "compressed.npz"), NpyLimits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]*Tensor{}
+		for _, c := range fromNumPy {
+			want[c.Name] = npyExpected(c)
+			p := filepath.Join(dir, c.Name+".npy")
+			got, err := ReadNpyFile(p, NpyLimits{})
+			if err != nil {
+				t.Errorf("%s: %v", c.Name, err)
+				continue
+			}
+			if d := diffTensors(map[string]*Tensor{c.Name: got}, map[string]*Tensor{c.Name: want[c.Name]}); d != "" {
+				t.Errorf("%s.npy: %s", c.Name, d)
+			}
+			// Check that NumPy wrote what the case means to test.
+			file, _ := os.ReadFile(p)
+			if c.Fortran && !bytes.Contains(file, []byte("'fortran_order': True")) {
+				t.Errorf("%s.npy: NumPy did not write Fortran order: %q", c.Name, file[:min(len(file), 128)])
+			}
+			if c.Version != nil && file[6] != byte(c.Version[0]) {
+				t.Errorf("%s.npy: NumPy wrote version %d, want %d", c.Name, file[6], c.Version[0])
+			}
+		}
+		if d := diffTensors(plain, want); d != "" {
+			t.Errorf("plain.npz: %s", d)
+		}
+		if d := diffTensors(compressed, want); d != "" {
+			t.Errorf("compressed.npz: %s", d)
+		}
+	})
+	t.Run("go to numpy", func(t *testing.T) {
+		dir := t.TempDir()
+		var cases []npyCase
+		all := map[string]*Tensor{}
+		for _, dt := range npyDTypes() {
+			for i, shape := range [][]int{{2, 3}, {}, {0, 2}, {5}, {2, 1, 3}} {
+				c := npyCase{Name: fmt.Sprintf("go_%v_%d", dt, i), Descr: npyDescrs[dt], Shape: shape}
+				cases = append(cases, c)
+				all[c.Name] = npyExpected(c)
+				if err := WriteNpyFile(filepath.Join(dir, c.Name+".npy"), all[c.Name]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := WriteNpzFile(filepath.Join(dir, "plain.npz"), all, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteNpzFile(filepath.Join(dir, "compressed.npz"), all, true); err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := json.Marshal(cases)
+		out := runNumPy(t, "check", dir, string(spec))
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 3*len(cases) {
+			t.Errorf("NumPy printed %d lines, want %d:\n%s", len(lines), 3*len(cases), out)
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "ok ") {
+				t.Errorf("NumPy: %s", l)
+			}
+		}
+	})
 }
