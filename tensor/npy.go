@@ -267,7 +267,7 @@ func ReadNpy(r io.Reader, limits NpyLimits) (*Tensor, error) {
 	if err != nil {
 		return nil, npyErrorf("%v", err)
 	}
-	t, _, err := readNpy(r, size, lim)
+	t, err := readNpy(r, size, lim)
 	if err != nil {
 		return nil, npyErrorf("%w", err)
 	}
@@ -297,19 +297,18 @@ func npyInputSize(r io.Reader) (int64, error) {
 }
 
 // readNpy reads one array from r, of which size bytes remain (-1 if
-// unknown), and returns it and the number of data bytes it holds. Its
-// errors have no prefix.
-func readNpy(r io.Reader, size int64, lim NpyLimits) (*Tensor, int64, error) {
+// unknown). Its errors have no prefix.
+func readNpy(r io.Reader, size int64, lim NpyLimits) (*Tensor, error) {
 	sized := size >= 0
 	var pre [12]byte
 	if got, err := io.ReadFull(r, pre[:8]); err != nil {
 		if isEOF(err) {
-			return nil, 0, fmt.Errorf("file is %d bytes, too short for the 6-byte magic string and 2-byte version", got)
+			return nil, fmt.Errorf("file is %d bytes, too short for the 6-byte magic string and 2-byte version", got)
 		}
-		return nil, 0, fmt.Errorf("reading the magic string: %w", err)
+		return nil, fmt.Errorf("reading the magic string: %w", err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, 0, fmt.Errorf("magic string is %q, want %q: not a .npy file", pre[:6], npyMagic)
+		return nil, fmt.Errorf("magic string is %q, want %q: not a .npy file", pre[:6], npyMagic)
 	}
 	major, minor := pre[6], pre[7]
 	lenBytes := 4
@@ -318,13 +317,13 @@ func readNpy(r io.Reader, size int64, lim NpyLimits) (*Tensor, int64, error) {
 		lenBytes = 2
 	case (major == 2 || major == 3) && minor == 0:
 	default:
-		return nil, 0, fmt.Errorf("format version %d.%d is not supported; loom reads 1.0, 2.0 and 3.0", major, minor)
+		return nil, fmt.Errorf("format version %d.%d is not supported; loom reads 1.0, 2.0 and 3.0", major, minor)
 	}
 	if got, err := io.ReadFull(r, pre[8:8+lenBytes]); err != nil {
 		if isEOF(err) {
-			return nil, 0, fmt.Errorf("file is %d bytes, too short for the %d-byte header length of version %d.0", 8+got, lenBytes, major)
+			return nil, fmt.Errorf("file is %d bytes, too short for the %d-byte header length of version %d.0", 8+got, lenBytes, major)
 		}
-		return nil, 0, fmt.Errorf("reading the header length: %w", err)
+		return nil, fmt.Errorf("reading the header length: %w", err)
 	}
 	var n int64
 	if lenBytes == 2 {
@@ -335,54 +334,54 @@ func readNpy(r io.Reader, size int64, lim NpyLimits) (*Tensor, int64, error) {
 	prefix := int64(8 + lenBytes)
 	switch {
 	case n > lim.MaxHeaderBytes:
-		return nil, 0, fmt.Errorf("header length %d exceeds the limit of %d bytes (NpyLimits.MaxHeaderBytes)", n, lim.MaxHeaderBytes)
+		return nil, fmt.Errorf("header length %d exceeds the limit of %d bytes (NpyLimits.MaxHeaderBytes)", n, lim.MaxHeaderBytes)
 	case sized && n > size-prefix:
-		return nil, 0, fmt.Errorf("header length %d exceeds the %d bytes that follow it: the file is truncated", n, max(size-prefix, 0))
+		return nil, fmt.Errorf("header length %d exceeds the %d bytes that follow it: the file is truncated", n, max(size-prefix, 0))
 	}
 	header, got, err := readAligned(r, n, sized)
 	if err != nil {
 		if isEOF(err) {
-			return nil, 0, fmt.Errorf("header length %d exceeds the %d bytes that follow it: the file is truncated", n, got)
+			return nil, fmt.Errorf("header length %d exceeds the %d bytes that follow it: the file is truncated", n, got)
 		}
-		return nil, 0, fmt.Errorf("reading the header: %w", err)
+		return nil, fmt.Errorf("reading the header: %w", err)
 	}
 	if major == 3 {
 		if i := invalidUTF8(header); i >= 0 {
-			return nil, 0, fmt.Errorf("header of version 3.0 is not valid UTF-8 (at header byte %d)", i)
+			return nil, fmt.Errorf("header of version 3.0 is not valid UTF-8 (at header byte %d)", i)
 		}
 	}
 	h, err := parseNpyHeader(header, major <= 2)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	elemSize := int64(h.dtype.Size())
 	elems := h.shape.Size()
 	if elems < 0 || int64(elems) > lim.MaxTotalBytes/elemSize {
-		return nil, 0, fmt.Errorf("header: shape %v of %s holds more than %d bytes of data (NpyLimits.MaxTotalBytes)", h.shape, h.descr, lim.MaxTotalBytes)
+		return nil, fmt.Errorf("header: shape %v of %s holds more than %d bytes of data (NpyLimits.MaxTotalBytes)", h.shape, h.descr, lim.MaxTotalBytes)
 	}
 	nbytes := int64(elems) * elemSize
 	if sized && nbytes > size-prefix-n {
-		return nil, 0, fmt.Errorf("data is truncated: shape %v of %s needs %d bytes, but %d follow the header", h.shape, h.descr, nbytes, max(size-prefix-n, 0))
+		return nil, fmt.Errorf("data is truncated: shape %v of %s needs %d bytes, but %d follow the header", h.shape, h.descr, nbytes, max(size-prefix-n, 0))
 	}
 	data, got, err := readAligned(r, nbytes, sized)
 	if err != nil {
 		if isEOF(err) {
-			return nil, 0, fmt.Errorf("data is truncated: shape %v of %s needs %d bytes, but %d follow the header", h.shape, h.descr, nbytes, got)
+			return nil, fmt.Errorf("data is truncated: shape %v of %s needs %d bytes, but %d follow the header", h.shape, h.descr, nbytes, got)
 		}
-		return nil, 0, fmt.Errorf("reading the data: %w", err)
+		return nil, fmt.Errorf("reading the data: %w", err)
 	}
 	if h.bigEndian {
 		swapBytes(data, h.dtype)
 	}
 	if h.dtype == Bool {
 		if i := slices.IndexFunc(data, func(c byte) bool { return c > 1 }); i >= 0 {
-			return nil, 0, fmt.Errorf("data: bool element %d is byte %d, want 0 or 1", i, data[i])
+			return nil, fmt.Errorf("data: bool element %d is byte %d, want 0 or 1", i, data[i])
 		}
 	}
 	if h.fortran && len(h.shape) > 1 && elems > 0 {
 		data = fromFortran(data, h.shape, int(elemSize))
 	}
-	return &Tensor{dtype: h.dtype, shape: h.shape, data: data}, nbytes, nil
+	return &Tensor{dtype: h.dtype, shape: h.shape, data: data}, nil
 }
 
 // swapBytes reverses the bytes of every element of data, a big-endian
@@ -841,7 +840,7 @@ func readNpzEntry(f *zip.File, lim NpyLimits, budget int64) (*Tensor, error) {
 	}
 	defer rc.Close()
 	lim.MaxTotalBytes = budget // what the entries before this one left
-	t, _, err := readNpy(rc, -1, lim)
+	t, err := readNpy(rc, -1, lim)
 	if err != nil {
 		return nil, err
 	}
