@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/loomgraph/loom/tensor"
@@ -54,4 +55,36 @@ func ExampleMake() {
 	//  [0 7]]
 	// b8[] true
 	// tensor: dimension 1 of shape [2,-1] is negative
+}
+
+// WriteNpz writes tensors as numpy.savez_compressed would (np.load opens
+// the archive), and ReadNpz reads .npz archives written by NumPy. A
+// bfloat16 tensor cannot be written: NumPy has no bfloat16.
+func ExampleWriteNpz() {
+	weights, _ := tensor.New([]float32{0.5, -1, 2, 4}, 2, 2)
+	tensors := map[string]*tensor.Tensor{
+		"weights": weights,
+		"step":    tensor.Scalar(int64(1000)),
+	}
+	var buf bytes.Buffer
+	if err := tensor.WriteNpz(&buf, tensors, true); err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := tensor.ReadNpz(bytes.NewReader(buf.Bytes()), int64(buf.Len()), tensor.NpyLimits{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(got["weights"])
+	fmt.Println(got["step"])
+
+	err = tensor.WriteNpy(&buf, tensor.Zeros(tensor.BFloat16, 2))
+	fmt.Println(err)
+	// Output:
+	// f32[2,2]
+	// [[0.5  -1]
+	//  [  2   4]]
+	// i64[] 1000
+	// tensor: npy: dtype bfloat16 has no NumPy equivalent (NumPy has no bfloat16): cast the tensor to float32 first
 }
