@@ -52,6 +52,13 @@ type Frame struct {
 	Vars    []Buffer         // current values of Plan.Vars
 	Next    []Buffer         // where updated values of Plan.Vars go
 	Outputs []*tensor.Tensor // host destinations of Plan.Outputs, of the right types
+	// InputBufs and OutputBufs are set only for backends that implement
+	// Resident and bind buffers (Program.RunDevice): where InputBufs[i]
+	// is non-nil, feed i lies in that Buffer (Inputs[i] is nil) and is
+	// read from there; where OutputBufs[i] is non-nil, output i is
+	// written into that Buffer (Outputs[i] is nil). In a plain Run every
+	// entry is nil (the slices themselves may be nil).
+	InputBufs, OutputBufs []Buffer
 	// Observer, when non-nil, is told about every step (the profiler's hook).
 	Observer StepObserver
 	id       int              // stable number of the frame in its Program (the trace's "run N" thread)

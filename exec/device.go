@@ -3,7 +3,6 @@ package exec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -225,11 +224,20 @@ func Devices() []Device {
 	return out
 }
 
-// Default opens $LOOM_DEVICE if it is set, else the first GPU, else the CPU.
+// Default opens the default device: the one SetDefaultDevice named, else
+// $LOOM_DEVICE if it is set, else the first GPU, else the CPU. The caller
+// owns the backend and closes it. To set the default for a context rather
+// than the process, and for the compile precision, see WithBackend,
+// WithPrecision and CompileContext (defaults.go).
 func Default() (Backend, error) {
-	if name := os.Getenv("LOOM_DEVICE"); name != "" {
+	if name := defaultDevice(); name != "" {
 		return Open(name)
 	}
+	return firstGPUOrCPU()
+}
+
+// firstGPUOrCPU opens the first GPU that opens, else the CPU.
+func firstGPUOrCPU() (Backend, error) {
 	for _, d := range Devices() {
 		if d.Kind == GPU {
 			if b, err := Open(d.Name); err == nil {

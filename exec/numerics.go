@@ -184,6 +184,14 @@ func (p *Program) finiteOperand(f *Frame, in *graph.Node, bad map[*graph.Node]bo
 	case graph.OpInput:
 		for i, v := range p.plan.Inputs {
 			if p.plan.Values[v].Node == in {
+				if i < len(f.InputBufs) && f.InputBufs[i] != nil {
+					// A device feed (RunDevice): read it to check it.
+					t, err := tensor.Make(in.DType(), in.Shape()...)
+					if err != nil || f.InputBufs[i].Read(t) != nil {
+						return false
+					}
+					return allFinite(t)
+				}
 				return allFinite(f.Inputs[i])
 			}
 		}

@@ -264,6 +264,13 @@ func (p *Program) exit() {
 }
 
 func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) error {
+	return p.runWith(ctx, feeds, nil, false, outs, nil)
+}
+
+// runWith runs with host feeds and device feeds dev (binds: the backend
+// takes their Buffers in the Frame), writing output i into outs[i], or,
+// where outBufs[i] is non-nil, into that Buffer.
+func (p *Program) runWith(ctx context.Context, feeds Feeds, dev DeviceFeeds, binds bool, outs []*tensor.Tensor, outBufs []Buffer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -276,10 +283,16 @@ func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) e
 	defer p.exit()
 	f := p.frame()
 	defer p.release(f)
-	if err := p.bindFeeds(f, feeds); err != nil {
+	if err := p.bindFeeds(f, feeds, dev, binds); err != nil {
 		return err
 	}
 	copy(f.Outputs, outs)
+	if outBufs != nil {
+		if f.OutputBufs == nil {
+			f.OutputBufs = make([]Buffer, len(p.plan.Outputs))
+		}
+		copy(f.OutputBufs, outBufs)
+	}
 	copy(f.Outputs[p.nOut:], f.checks)
 	var rr *runRecorder
 	var runStart int64
@@ -324,29 +337,60 @@ func (p *Program) run(ctx context.Context, feeds Feeds, outs []*tensor.Tensor) e
 	return nil
 }
 
-// bindFeeds checks feeds against the plan's inputs and puts them in f.
-func (p *Program) bindFeeds(f *Frame, feeds Feeds) error {
+// bindFeeds checks feeds (and the device feeds dev) against the plan's
+// inputs and puts them in f.
+func (p *Program) bindFeeds(f *Frame, feeds Feeds, dev DeviceFeeds, binds bool) error {
 	matched := 0
 	for i, n := range p.plan.InputNodes {
+		var dt tensor.DType
+		var shape tensor.Shape
 		t, ok := feeds[n]
-		if !ok {
+		d, onDev := dev[n]
+		switch {
+		case ok:
+			if t == nil {
+				return fmt.Errorf("exec: Run: %w: the feed for Input %q %s is a nil tensor", ErrFeed, n.Name(), n.Type())
+			}
+			dt, shape = t.DType(), t.Shape()
+		case onDev:
+			dt, shape = d.dtype, d.shape
+		default:
 			return fmt.Errorf("exec: Run: %w: missing feed for Input %q %s (built at %s)", ErrFeed, n.Name(), n.Type(), n.Site())
 		}
 		matched++
-		if t == nil {
-			return fmt.Errorf("exec: Run: %w: the feed for Input %q %s is a nil tensor", ErrFeed, n.Name(), n.Type())
-		}
-		if t.DType() != n.DType() || !t.Shape().Equal(n.Shape()) {
+		if dt != n.DType() || !shape.Equal(n.Shape()) {
 			what := "shape"
-			if t.DType() != n.DType() {
+			if dt != n.DType() {
 				what = "dtype"
 			}
-			return fmt.Errorf("exec: Run: %w: the feed for Input %q %s (built at %s) is %s: wrong %s", ErrFeed, n.Name(), n.Type(), n.Site(), t.Type(), what)
+			typ := tensor.TypeString(dt, shape)
+			return fmt.Errorf("exec: Run: %w: the feed for Input %q %s (built at %s) is %s: wrong %s", ErrFeed, n.Name(), n.Type(), n.Site(), typ, what)
+		}
+		if onDev {
+			ht, buf, err := d.feedValue(binds)
+			if err != nil {
+				return fmt.Errorf("exec: Run: reading the device feed for Input %q %s: %w", n.Name(), n.Type(), err)
+			}
+			if buf != nil {
+				if f.InputBufs == nil {
+					f.InputBufs = make([]Buffer, len(p.plan.Inputs))
+				}
+				f.InputBufs[i] = buf
+			}
+			t = ht
 		}
 		f.Inputs[i] = t
 	}
-	if matched == len(feeds) {
+	if matched == len(feeds)+len(dev) {
 		return nil
+	}
+	for n := range dev {
+		if _, ok := p.inputIdx[n]; !ok {
+			if n != nil && n.Op() == graph.OpInput && n.Graph() == p.store.graph && p.ignore {
+				continue
+			}
+			return fmt.Errorf("exec: Run: %w: extra device feed for %s, which this program does not use as an Input", ErrFeed, n)
+		}
 	}
 	for n := range feeds {
 		if _, ok := p.inputIdx[n]; ok {
@@ -397,6 +441,8 @@ func (p *Program) release(f *Frame) {
 	clear(f.Outputs[:p.nOut])
 	clear(f.Vars)
 	clear(f.Next)
+	clear(f.InputBufs)
+	clear(f.OutputBufs)
 	f.Observer = nil
 	p.framesMu.Lock()
 	p.freeFrame = append(p.freeFrame, f)

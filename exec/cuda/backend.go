@@ -363,6 +363,60 @@ func (b *Backend) MemoryStats() (inUse, cached, peak int64) {
 	return
 }
 
+// AllocBuffer returns n bytes of uninitialised device memory from the
+// backend's caching allocator (exec.Resident).
+func (b *Backend) AllocBuffer(n int64) (exec.Buffer, error) {
+	buf := &buffer{b: b, bytes: n}
+	err := b.do(func() error {
+		p, err := b.alloc.alloc(n)
+		buf.ptr = p
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	return buf, nil
+}
+
+// BindsBuffers is true: a Run reads device feeds where they lie and writes
+// kept outputs straight into their buffers (exec.Resident).
+func (b *Backend) BindsBuffers() bool { return true }
+
+// Memory reports the device's free and total memory (cuMemGetInfo: the
+// whole device, other processes included) and the allocator's bytes in
+// use, cached and peak (exec.MemoryBackend).
+func (b *Backend) Memory() (exec.Memory, error) {
+	var m exec.Memory
+	err := b.do(func() error {
+		free, total, err := b.lib.drv.MemGetInfo()
+		if err != nil {
+			return fmt.Errorf("cuMemGetInfo: %w", err)
+		}
+		m = exec.Memory{Total: total, Free: free, InUse: b.alloc.inUse, Cached: b.alloc.cached, Peak: b.alloc.peak}
+		return nil
+	})
+	if err != nil {
+		return exec.Memory{}, fmt.Errorf("cuda: %w", err)
+	}
+	return m, nil
+}
+
+// ReleaseCache frees the allocator's cached blocks (cuMemFree) and
+// reports their bytes (exec.MemoryBackend).
+func (b *Backend) ReleaseCache() (int64, error) {
+	var n int64
+	err := b.do(func() error {
+		n = b.alloc.cached
+		err := b.alloc.release()
+		n -= b.alloc.cached
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("cuda: %w", err)
+	}
+	return n, nil
+}
+
 // Close releases the device memory, the modules, the cuBLAS handle and
 // the primary context. Programs compiled for the backend must be closed
 // first; they fail with exec.ErrClosed afterwards.

@@ -61,6 +61,7 @@ type executable struct {
 	parent *executable // the program whose control-flow op runs this body; nil for a program
 	steps  []stepExec
 	ptr    []cu.DevicePtr // device address of every value (variables set per run)
+	own    []cu.DevicePtr // ptr as set up: the program's own memory for feeds and outputs
 	views  []view         // values that alias another (Reshape and TupleGet views)
 	owned  []cu.DevicePtr // allocations to free at Close
 	// scratchBytes is the largest scratch buffer a launch needs.
@@ -387,6 +388,7 @@ func (e *executable) setupIn(mod cu.Module) error {
 		}
 	}
 	e.resolveAliases()
+	e.own = append([]cu.DevicePtr(nil), e.ptr...)
 	if e.parent != nil {
 		e.stream = e.parent.stream
 	} else if e.stream, err = d.StreamCreate(0); err != nil {
@@ -435,6 +437,28 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) error {
 			e.ptr[v.Update] = nb.ptr
 		}
 	}
+	// Device feeds and kept outputs (Program.RunDevice): the kernels read
+	// and write their buffers in place of the program's own memory.
+	for i, v := range p.Inputs {
+		if i < len(f.InputBufs) && f.InputBufs[i] != nil {
+			buf, ok := f.InputBufs[i].(*buffer)
+			if !ok || buf.b != e.be || buf.freed {
+				return fmt.Errorf("cuda: the device feed for %s is not live memory of %s", p.InputNodes[i], e.be.device.Name)
+			}
+			e.ptr[v] = buf.ptr
+			defer func() { e.ptr[v] = e.own[v] }()
+		}
+	}
+	for i, v := range p.Outputs {
+		if i < len(f.OutputBufs) && f.OutputBufs[i] != nil {
+			buf, ok := f.OutputBufs[i].(*buffer)
+			if !ok || buf.b != e.be || buf.freed {
+				return fmt.Errorf("cuda: the buffer for output %d is not live memory of %s", i, e.be.device.Name)
+			}
+			e.ptr[v] = buf.ptr
+			defer func() { e.ptr[v] = e.own[v] }()
+		}
+	}
 	e.resolveAliases()
 	e.ctx, e.frame = ctx, f
 	defer func() { e.ctx, e.frame = nil, nil }()
@@ -470,6 +494,9 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 	}()
 	for i, v := range p.Inputs {
+		if i < len(f.InputBufs) && f.InputBufs[i] != nil {
+			continue // read where it lies
+		}
 		src := f.Inputs[i].Bytes()
 		n := int64(len(src))
 		if n == 0 {
@@ -535,8 +562,8 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 	}
 	for i, v := range p.Outputs {
 		n := p.Values[v].Bytes
-		if n == 0 {
-			continue
+		if n == 0 || i < len(f.OutputBufs) && f.OutputBufs[i] != nil {
+			continue // empty, or written in place on the device
 		}
 		stage := e.pinned[e.outOff[i] : e.outOff[i]+n]
 		err := tm.start()
@@ -570,6 +597,9 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 	}
 	for i, v := range p.Outputs {
+		if i < len(f.OutputBufs) && f.OutputBufs[i] != nil {
+			continue
+		}
 		n := p.Values[v].Bytes
 		copy(f.Outputs[i].Bytes(), e.pinned[e.outOff[i]:e.outOff[i]+n])
 	}
