@@ -236,8 +236,10 @@ func ToSymDense(t *tensor.Tensor) (*mat.SymDense, error) {
 // is t's upper triangle (diagonal included) mirrored, and what t holds
 // below the diagonal is ignored, as LAPACK's routines with uplo 'U' ignore
 // it. It is the conversion for a result that is symmetric in exact
-// arithmetic but may differ in the last bits between t[i,j] and t[j,i],
-// such as AᵀA from a blocked matrix multiply.
+// arithmetic but may differ in the last bits between t[i,j] and t[j,i]
+// (AᵀA, say: a backend is free to sum the two in different orders; loom's
+// CPU MatMul happens to give an exactly symmetric AᵀA, which the tests do
+// not rely on).
 func ToSymDenseUpper(t *tensor.Tensor) (*mat.SymDense, error) {
 	return toSym("ToSymDenseUpper", t, false)
 }
