@@ -10,7 +10,7 @@
 //	loom tensor              gonum                  shared when
 //	f64[r,c]            <->  *mat.Dense             the Dense's stride is c
 //	f64[n]              <->  *mat.VecDense          the VecDense's increment is 1
-//	f64[n,n] symmetric  <->  *mat.SymDense          ToSymDense only (see there)
+//	f64[n,n] symmetric  <->  *mat.SymDense          ToSymDense(Upper) only: FromSymDense copies
 //	c128[r,c]           <->  *mat.CDense            the CDense's stride is c
 //	any mat.Matrix       ->  f64[r,c]               never: FromMatrix copies
 //
