@@ -34,6 +34,7 @@ var rules = map[string][]string{
 	"internal/*":           {"tensor", "graph", "ops", "exec", "profile", "autodiff", "internal/*", "golang.org/x/sys/cpu"},
 	"internal/archtest":    {},
 	"internal/opdef":       {"graph", "tensor"},
+	"interop/matconv":      {"tensor", "gonum.org/v1/gonum"},
 	"internal/scalar":      {},
 }
 
