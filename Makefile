@@ -6,7 +6,8 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-# Every Go module of the repository: the library (.), examples/ and bench/,
+# Every Go module of the repository: the library (.), examples/, bench/ and
+# interop/gorgoniaconv/,
 # read from git so that a new module cannot be forgotten (find(1) outside
 # a git checkout).
 MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
@@ -32,6 +33,7 @@ test: vet check-generated
 	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
 	$(GO) test -count=1 -race -short ./exec/cuda/...
 	LOOM_VERIFY=1 $(GO) -C examples test -count=1 ./...
+	$(GO) -C interop/gorgoniaconv test -count=1 ./...
 	$(MAKE) --no-print-directory bench-smoke
 
 test-short:
