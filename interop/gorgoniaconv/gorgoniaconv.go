@@ -23,7 +23,9 @@
 //     only records the permutation: IsMaterializable reports it) and a
 //     column-major Dense (tensor.AsFortran). The copy never changes d.
 //
-// To always get a private copy, Clone the result.
+// FromDense also copies where the Dense's memory is not aligned to the
+// element size, as loom requires (complex128 elements on 16 bytes; Go
+// only promises 8). To always get a private copy, Clone the result.
 //
 // # Element types
 //
@@ -92,11 +94,14 @@ func FromDense(d *tensor.Dense) (t *lt.Tensor, err error) {
 		}
 	}()
 	gdt := d.Dtype()
+	if gdt.Type == nil {
+		return nil, fmt.Errorf("gorgoniaconv.FromDense: the Dense has no element type (a zero tensor.Dense{}: make it with tensor.New)")
+	}
 	dt, ok := fromGorgonia[gdt]
 	if gdt == tensor.Int {
 		dt, ok = lt.Int64, true
 	}
-	if !ok || gdt.Type == nil {
+	if !ok {
 		return nil, fmt.Errorf("gorgoniaconv.FromDense: Gorgonia's %v has no loom dtype (supported: float64, float32, int, int64, int32, int16, int8, uint8, bool, complex64, complex128)", gdt)
 	}
 	if !d.IsNativelyAccessible() {
@@ -136,6 +141,16 @@ func FromDense(d *tensor.Dense) (t *lt.Tensor, err error) {
 	raw := rawBytes(src, size)
 	if gdt == tensor.Int && strconv.IntSize != 64 {
 		return intsToInt64(raw, shape, size)
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%uintptr(dt.Size()) != 0 {
+		// loom wants each element aligned to its size (16 bytes for
+		// complex128), which Go does not promise: copy into loom's memory.
+		t, err = lt.Make(dt, shape...)
+		if err != nil {
+			return nil, fmt.Errorf("gorgoniaconv.FromDense: %w", err)
+		}
+		copy(t.Bytes(), raw)
+		return t, nil
 	}
 	t, err = lt.FromBytes(dt, raw, shape...)
 	if err != nil {

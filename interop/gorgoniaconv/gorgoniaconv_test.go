@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	lt "github.com/loomgraph/loom/tensor"
 	"gorgonia.org/tensor"
@@ -211,6 +212,43 @@ func TestFromDenseCopies(t *testing.T) {
 	})
 }
 
+// TestFromDenseCopiesMore: a view of a column-major Dense, and complex128
+// memory that is 8- but not 16-byte aligned.
+func TestFromDenseCopiesMore(t *testing.T) {
+	// Column-major storage of [[1 2 3] [4 5 6]]; columns 1:3 are
+	// [[2 3] [5 6]].
+	d := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]float64{1, 4, 2, 5, 3, 6}), tensor.AsFortran(nil))
+	v, err := d.Slice(nil, tensor.S(1, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mustFrom(t, v.(*tensor.Dense))
+	shapeIs(t, x, 2, 2)
+	if got := f64s(t, x); !reflect.DeepEqual(got, []float64{2, 3, 5, 6}) {
+		t.Errorf("columns 1:3 of the column-major [[1 2 3] [4 5 6]] = %v, want [2 3 5 6]", got)
+	}
+
+	// Two complex128 values placed 8 bytes off a 16-byte boundary.
+	words := make([]float64, 6)
+	off := 0
+	if uintptr(unsafe.Pointer(&words[0]))%16 == 0 {
+		off = 1
+	}
+	c := unsafe.Slice((*complex128)(unsafe.Pointer(&words[off])), 2)
+	c[0], c[1] = 1+2i, 3-4i
+	if uintptr(unsafe.Pointer(&c[0]))%16 == 0 {
+		t.Fatal("the complex128 slice is 16-byte aligned: the test no longer tests misaligned memory")
+	}
+	xc := mustFrom(t, dense(c, 2))
+	if got := xc.Complex128s(); got[0] != 1+2i || got[1] != 3-4i {
+		t.Fatalf("misaligned complex128 [1+2i 3-4i] read as %v", got)
+	}
+	xc.SetComplex128(0, 9)
+	if c[0] != 1+2i {
+		t.Errorf("the misaligned Dense was shared, not copied: %v", c[0])
+	}
+}
+
 // TestShapes: Gorgonia's scalar (Shape{}) is loom's rank 0 both ways, and
 // shared; (1), (3), (3,1) and (1,3) stay what they are.
 func TestShapes(t *testing.T) {
@@ -225,9 +263,14 @@ func TestShapes(t *testing.T) {
 		t.Errorf("scalar Dense reads %v after the Tensor was set to 4.25", s.Data())
 	}
 
-	d := mustTo(t, lt.Scalar(float32(2.5)))
+	ls := lt.Scalar(float32(2.5))
+	d := mustTo(t, ls)
 	if !d.IsScalar() || len(d.Shape()) != 0 || d.Data() != float32(2.5) {
 		t.Errorf("rank-0 Tensor 2.5 became a Dense of shape %v holding %v (scalar: %v)", d.Shape(), d.Data(), d.IsScalar())
+	}
+	ls.SetFloat64(0, -1.5) // shared: the scalar Dense reads it
+	if d.Data() != float32(-1.5) {
+		t.Errorf("scalar Dense reads %v after its Tensor was set to -1.5", d.Data())
 	}
 
 	for _, shape := range [][]int{{1}, {3}, {3, 1}, {1, 3}} {
@@ -337,7 +380,7 @@ func TestErrors(t *testing.T) {
 		{"uint64", func() error { _, err := FromDense(dense([]uint64{1}, 1)); return err }, []string{"FromDense", "uint64"}},
 		{"string", func() error { _, err := FromDense(dense([]string{"a"}, 1)); return err }, []string{"FromDense", "string"}},
 		{"masked", func() error { _, err := FromDense(masked); return err }, []string{"FromDense", "masked", "float64(2)"}},
-		{"zero Dense", func() error { _, err := FromDense(&tensor.Dense{}); return err }, []string{"FromDense"}},
+		{"zero Dense", func() error { _, err := FromDense(&tensor.Dense{}); return err }, []string{"FromDense", "no element type"}},
 		{"nil Tensor", func() error { _, err := ToDense(nil); return err }, []string{"ToDense", "nil"}},
 		{"float16", func() error { _, err := ToDense(half); return err }, []string{"ToDense", "f16[2]", "no Gorgonia element type"}},
 		{"empty", func() error { _, err := ToDense(lt.Zeros(lt.Float32, 0, 3)); return err }, []string{"ToDense", "f32[0,3]", "no elements"}},
