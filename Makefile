@@ -6,7 +6,8 @@ GO      ?= go
 PKGS    := ./...
 STATICCHECK_VERSION := v0.8.2
 
-# Every Go module of the repository: the library (.), examples/ and bench/,
+# Every Go module of the repository: the library (.), examples/, bench/ and
+# interop/gorgoniaconv/,
 # read from git so that a new module cannot be forgotten (find(1) outside
 # a git checkout).
 MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
@@ -24,14 +25,18 @@ demo:
 # fresh, every package with graph.Verify after every compile pass, the
 # kernels again with the pure-Go fallbacks (build tag noasm), the race
 # detector on the packages with concurrency, the fuzz targets' seed corpora
-# (they run as ordinary tests), the examples' tests, and the peer benchmark
-# once for loom alone (so that bench/ keeps building and running).
+# (they run as ordinary tests), the examples' tests, the Gorgonia
+# conversions' tests and the Gorgonia migration guide's side-by-side
+# programs (bench/migrate), and the peer benchmark once for loom alone (so
+# that bench/ keeps building and running).
 test: vet check-generated
 	LOOM_VERIFY=1 $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
 	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/
 	$(GO) test -count=1 -race -short ./exec/cuda/...
 	LOOM_VERIFY=1 $(GO) -C examples test -count=1 ./...
+	$(GO) -C interop/gorgoniaconv test -count=1 ./...
+	$(GO) -C bench test -count=1 ./migrate/
 	$(MAKE) --no-print-directory bench-smoke
 
 test-short:

@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/loomgraph/loom v0.0.0-00010101000000-000000000000
+	github.com/loomgraph/loom/interop/gorgoniaconv v0.0.0-00010101000000-000000000000
 	gonum.org/v1/gonum v0.17.0
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.23
@@ -34,6 +35,9 @@ require (
 // The main module, from this working tree: bench is a nested module so that
 // the main module never depends on a peer.
 replace github.com/loomgraph/loom => ../
+
+// The Gorgonia conversions (a nested module too), for bench/migrate.
+replace github.com/loomgraph/loom/interop/gorgoniaconv => ../interop/gorgoniaconv
 
 // go4.org/unsafe/assume-no-moving-gc is required at its latest version
 // (go get go4.org/unsafe/assume-no-moving-gc@latest): the 2020/2021 versions
