@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
@@ -29,6 +30,44 @@ type config struct {
 	dumpAfter    map[string]bool
 	memLimit     int64
 	numerics     bool
+	comm         dist.Communicator
+}
+
+// WithCommunicator gives the program the communicator its collective ops
+// (ops.AllReduce, AllGather, ReduceScatter, Broadcast, Reduce) run on:
+// an MPI communicator (package dist/mpi), or dist.Local{} for one
+// process. A graph with collectives compiled without one is an error, and
+// so is a collective built for another number of ranks than c.Size().
+// Every rank must compile the same graph: the first Run checks it (the
+// ranks compare a fingerprint of their plans) and fails with an error
+// wrapping dist.ErrMismatch where they differ.
+func WithCommunicator(c dist.Communicator) Option {
+	return func(cfg *config) error {
+		if c == nil {
+			return fmt.Errorf("exec: WithCommunicator: nil communicator")
+		}
+		cfg.comm = c
+		return nil
+	}
+}
+
+// checkCollectives checks the collective ops of the optimised graph
+// against the communicator.
+func (c *compilation) checkCollectives() error {
+	for _, n := range c.g.Nodes() {
+		d := opdef.Lookup(n.Op())
+		if d == nil || d.Kind != opdef.Collective {
+			continue
+		}
+		a, _ := n.Attr().(opdef.CollectiveAttr)
+		if c.cfg.comm == nil {
+			return fmt.Errorf("exec: Compile: %s (built at %s) is a collective op, and the program has no communicator: compile with exec.WithCommunicator (dist/mpi's, or dist.Local{} for one process)", n.Op(), n.Site())
+		}
+		if a.Size != c.cfg.comm.Size() {
+			return fmt.Errorf("exec: Compile: %s (built at %s) is built for %d ranks, and the communicator (%s) has %d", n.Op(), n.Site(), a.Size, c.cfg.comm.Name(), c.cfg.comm.Size())
+		}
+	}
+	return nil
 }
 
 type update struct{ w, next *graph.Node }
@@ -476,7 +515,10 @@ func prune(c *compilation) error {
 // straight there; every other result goes to the arena. Extra destinations
 // of a value get copy steps.
 func schedule(c *compilation) error {
-	p := &Plan{Graph: c.g}
+	if err := c.checkCollectives(); err != nil {
+		return err
+	}
+	p := &Plan{Graph: c.g, Comm: c.cfg.comm}
 	home := map[*graph.Node]int{}
 	addValue := func(v Value) int {
 		v.Alias = -1

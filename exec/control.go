@@ -209,7 +209,7 @@ func hoistable(n *graph.Node) bool {
 		return false
 	}
 	switch d.Kind {
-	case opdef.Random, opdef.Linalg, opdef.Control:
+	case opdef.Random, opdef.Linalg, opdef.Control, opdef.Collective:
 		return false
 	}
 	switch n.Op() {

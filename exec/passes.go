@@ -21,7 +21,7 @@ const foldLimit = 64
 
 func foldable(n *graph.Node, ins []*graph.Node) bool {
 	d := opdef.Lookup(n.Op())
-	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || d.Kind == opdef.Control {
+	if d == nil || !d.HasRef() || n.Op() == ops.OpCustomGrad || n.Op() == opdef.OpFused || d.Kind == opdef.Control || d.Kind == opdef.Collective {
 		return false
 	}
 	size := 0

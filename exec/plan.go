@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/ops"
@@ -118,6 +119,9 @@ type Plan struct {
 	// Bodies holds, for each control-flow node of Graph, its bodies
 	// compiled, in the order of its ControlAttr.Bodies.
 	Bodies map[*graph.Node][]*BodyPlan
+	// Comm is the communicator the collective ops run on
+	// (WithCommunicator; nil when the graph has none).
+	Comm dist.Communicator
 }
 
 // Clone returns a deep copy of the plan: every list (the steps' operand

@@ -185,7 +185,7 @@ func (l *loopRun) outValue(k, r int) []byte {
 func (l *loopRun) runBody(k, iter int) bool {
 	in := l.inst[k]
 	in.bindViews()
-	in.done, in.tr = l.args.inst.done, l.args.inst.tr
+	in.done, in.tr, in.ctx = l.args.inst.done, l.args.inst.tr, l.args.inst.ctx
 	step, err := in.runSteps()
 	if err == nil {
 		return true
@@ -242,7 +242,7 @@ func (l *loopRun) release() {
 		for _, v := range in.exe.views {
 			in.slots[v] = nil
 		}
-		in.done, in.tr = nil, nil
+		in.done, in.tr, in.ctx = nil, nil, nil
 	}
 }
 

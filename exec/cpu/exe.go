@@ -28,6 +28,9 @@ type kernel struct {
 	// its result with operand 0's broadcast constant); the step computing
 	// that operand is skipped when no other step reads it (Lower).
 	ignoresIn0 bool
+	// alone: the step never joins a wave (interop.go): a collective, which
+	// every rank must call in plan order.
+	alone bool
 }
 
 // args gives a bound kernel its operands. The byte slices behind In and
@@ -130,6 +133,9 @@ type instance struct {
 	// done is the running Run's ctx.Done(), nil when the context cannot be
 	// cancelled (and between runs).
 	done <-chan struct{}
+	// ctx is the running Run's context (nil between runs): the collective
+	// ops pass it to the communicator, for its deadline.
+	ctx context.Context
 	// tr is set while a profiled Run executes (nil otherwise).
 	tr    *tracer
 	trBuf tracer
@@ -334,6 +340,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 		in.tr = nil
 		in.done = nil
+		in.ctx = nil
 		in.failed = nil
 		// Drop references to the caller's memory before pooling.
 		for _, v := range p.Inputs {
@@ -354,7 +361,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	// before the next step, so a cut-short result is never used or
 	// returned (and the exec layer keeps the variables' old values).
 	done := ctx.Done()
-	in.done = done
+	in.done, in.ctx = done, ctx
 	obs := f.Observer
 	if done != nil && stop.Done(done) {
 		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())

@@ -152,6 +152,8 @@ func init() {
 		ops.OpCustomGrad:  kernelOf(prepareCopy),
 
 		// sorting (issue 14)
+		ops.OpAllReduce: kernelOf(prepareCollective), ops.OpAllGather: kernelOf(prepareCollective), ops.OpReduceScatter: kernelOf(prepareCollective),
+		ops.OpBroadcast: kernelOf(prepareCollective), ops.OpReduce: kernelOf(prepareCollective),
 		ops.OpSort: kernelOf(prepareSort), ops.OpArgSort: kernelOf(prepareSort), ops.OpTopK: kernelOf(prepareSort),
 		ops.OpSearchSorted: kernelOf(prepareSearchSorted),
 		// Fourier transforms (issue 16; exec/cpu/fft.go)

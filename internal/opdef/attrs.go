@@ -388,3 +388,48 @@ func (a SearchSortedAttr) EqualAttr(b graph.Attr) bool {
 	c, ok := b.(SearchSortedAttr)
 	return ok && a == c
 }
+
+// ReduceOp is the reduction of a collective op.
+type ReduceOp int
+
+const (
+	ReduceSum ReduceOp = iota
+	ReduceMean
+	ReduceMax
+	ReduceMin
+)
+
+func (r ReduceOp) String() string {
+	switch r {
+	case ReduceSum:
+		return "sum"
+	case ReduceMean:
+		return "mean"
+	case ReduceMax:
+		return "max"
+	case ReduceMin:
+		return "min"
+	}
+	return fmt.Sprintf("ReduceOp(%d)", int(r))
+}
+
+// CollectiveAttr is the attribute of the collective ops: the number of
+// ranks the graph is built for (checked against the communicator at
+// Compile), the reduction (AllReduce, ReduceScatter, Reduce), the axis
+// (AllGather, ReduceScatter) and the root rank (Broadcast, Reduce).
+type CollectiveAttr struct {
+	Size   int
+	Reduce ReduceOp
+	Axis   int
+	Root   int
+}
+
+func (a CollectiveAttr) String() string {
+	return fmt.Sprintf("size=%d reduce=%v axis=%d root=%d", a.Size, a.Reduce, a.Axis, a.Root)
+}
+
+// EqualAttr compares by value.
+func (a CollectiveAttr) EqualAttr(b graph.Attr) bool {
+	c, ok := b.(CollectiveAttr)
+	return ok && a == c
+}

@@ -45,6 +45,11 @@ const (
 	// Control: Cond, While and Scan, whose attribute (*ControlAttr)
 	// holds body graphs and whose result is a tuple (control.go).
 	Control
+	// Collective: AllReduce, AllGather, ReduceScatter, Broadcast and
+	// Reduce (ops/collective.go), whose values come from every rank of a
+	// communicator: never constant-folded, hoisted or fused, and run in
+	// plan order on every rank.
+	Collective
 )
 
 func (k Kind) String() string {
@@ -67,6 +72,8 @@ func (k Kind) String() string {
 		return "linalg"
 	case Control:
 		return "control"
+	case Collective:
+		return "collective"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
