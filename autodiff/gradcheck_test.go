@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
@@ -170,6 +171,25 @@ func op1(shape tensor.Shape, d func(*rand.Rand) float64) []operand { return []op
 // gradCases maps every differentiable op of the table to its checks. A
 // differentiable op without an entry fails TestEveryDifferentiableOpIsChecked.
 var gradCases = map[string][]gradCase{
+	// Collectives (issue 18) on a group of one rank (the programs compile
+	// with dist.Local{}): each is the identity, so this checks the rules'
+	// shapes and wiring; the values over several ranks are checked by
+	// hand in exec's TestCollectiveGradients.
+	"AllReduce": {
+		{"sum", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.AllReduce(x[0], ops.ReduceSum, 1) }},
+		{"mean", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.AllReduce(x[0], ops.ReduceMean, 1) }},
+		{"max", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.AllReduce(x[0], ops.ReduceMax, 1) }},
+	},
+	"AllGather": {{"axis1", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.AllGather(x[0], 1, 1) }}},
+	"ReduceScatter": {
+		{"sum", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.ReduceScatter(x[0], ops.ReduceSum, 1, 1) }},
+		{"min", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.ReduceScatter(x[0], ops.ReduceMin, 0, 1) }},
+	},
+	"Broadcast": {{"root0", op1(tensor.Shape{4}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.Broadcast(x[0], 0, 1) }}},
+	"Reduce": {
+		{"mean", op1(tensor.Shape{4}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.Reduce(x[0], ops.ReduceMean, 0, 1) }},
+		{"max", op1(tensor.Shape{4}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.Reduce(x[0], ops.ReduceMax, 0, 1) }},
+	},
 	"Maximum": {
 		{"distinct", []operand{{tensor.Shape{3, 4}, distinct}, {tensor.Shape{3, 4}, distinct}}, func(x []*graph.Node) *graph.Node { return ops.Maximum(x[0], x[1]) }},
 		{"broadcast", []operand{{tensor.Shape{3, 4}, distinct}, {tensor.Shape{4}, distinct}}, func(x []*graph.Node) *graph.Node { return ops.Maximum(x[0], x[1]) }},
@@ -431,7 +451,7 @@ type runner func(outputs []*graph.Node) (run func(exec.Feeds) ([]*tensor.Tensor,
 // backendRunner compiles the outputs for be (verifying after each pass).
 func backendRunner(be exec.Backend) runner {
 	return func(outputs []*graph.Node) (func(exec.Feeds) ([]*tensor.Tensor, error), func(), error) {
-		prog, err := exec.Compile(be, outputs, exec.VerifyEachPass())
+		prog, err := exec.Compile(be, outputs, exec.VerifyEachPass(), exec.WithCommunicator(dist.Local{}))
 		if err != nil {
 			return nil, nil, err
 		}

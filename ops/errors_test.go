@@ -227,6 +227,12 @@ var builders = map[string]func(xs ...*graph.Node) *graph.Node{
 	"CustomGrad": func(xs ...*graph.Node) *graph.Node {
 		return ops.CustomGradient("c", xs[0], xs[1:], func(dy *graph.Node) []*graph.Node { return []*graph.Node{dy} })
 	},
+	// collectives (issue 18), for one rank
+	"AllReduce":     func(xs ...*graph.Node) *graph.Node { return ops.AllReduce(xs[0], ops.ReduceSum, 1) },
+	"AllGather":     func(xs ...*graph.Node) *graph.Node { return ops.AllGather(xs[0], 0, 1) },
+	"ReduceScatter": func(xs ...*graph.Node) *graph.Node { return ops.ReduceScatter(xs[0], ops.ReduceSum, 0, 1) },
+	"Broadcast":     func(xs ...*graph.Node) *graph.Node { return ops.Broadcast(xs[0], 0, 1) },
+	"Reduce":        func(xs ...*graph.Node) *graph.Node { return ops.Reduce(xs[0], ops.ReduceSum, 0, 1) },
 	// sorting (issue 14)
 	"Sort": func(xs ...*graph.Node) *graph.Node { return ops.Sort(xs[0], 0, false) }, "ArgSort": func(xs ...*graph.Node) *graph.Node { return ops.ArgSort(xs[0], 0, true) },
 	"TopK": func(xs ...*graph.Node) *graph.Node { _, i := ops.TopK(xs[0], 1, 0, true); return i }, "SearchSorted": bin(func(a, b *graph.Node) *graph.Node { return ops.SearchSorted(a, b, false) }),

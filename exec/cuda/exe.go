@@ -213,6 +213,13 @@ func (b *Backend) prepare(p *exec.Plan, parent *executable, fs *funcSet) (*execu
 			st.lib = cs
 			e.hasMM = e.hasMM || cs.hasMM
 			continue
+		case cudagen.Collective:
+			cs, err := newCollStep(n)
+			if err != nil {
+				return nil, fmt.Errorf("cuda: %s %s (built at %s): %w", n.Op(), n.Type(), n.Site(), err)
+			}
+			st.lib = cs
+			continue
 		case cudagen.GEMM:
 			st.mm = newMMPlan(n)
 			e.hasMM = true

@@ -87,6 +87,7 @@ func Cases() []Case {
 	cs = append(cs, linalgCases()...)  // linear algebra (issue 16)
 	cs = append(cs, controlCases()...) // control flow (issue 22)
 	cs = append(cs, controlGradCases()...)
+	cs = append(cs, collectiveCases()...) // collectives (issue 18)
 	return cs
 }
 

@@ -211,7 +211,21 @@ func rows() []row {
 		// control flow (issue 22): the backend runs the bodies (exec/cuda's
 		// control.go); a TupleGet that is not a view is a device copy.
 		{ops.OpCond, controlRow}, {ops.OpWhile, controlRow}, {ops.OpScan, controlRow}, {ops.OpTupleGet, controlRow},
+		// collectives (issue 18): the backend calls the communicator on
+		// staging copies in host memory.
+		{ops.OpAllReduce, collectiveRow}, {ops.OpAllGather, collectiveRow}, {ops.OpReduceScatter, collectiveRow},
+		{ops.OpBroadcast, collectiveRow}, {ops.OpReduce, collectiveRow},
 	}
+}
+
+// collectiveRow is the row of the collective ops: every dtype their rules
+// admit, run by the communicator on the host.
+var collectiveRow = entry{
+	lib:   Collective,
+	check: func(*graph.Node) error { return nil },
+	gen: func(g *gen, n *graph.Node) error {
+		return fmt.Errorf("%v runs on %v, not on a generated kernel", n.Op(), Collective)
+	},
 }
 
 // controlRow is the row of Cond, While, Scan and TupleGet: the backend
@@ -297,6 +311,10 @@ const (
 	// nested programs, and TupleGet, a copy out of their tuple (exec/cuda's
 	// control.go).
 	Control
+	// Collective: AllReduce, AllGather, ReduceScatter, Broadcast and
+	// Reduce, which the backend runs on the host with the program's
+	// communicator (exec/cuda's collective.go).
+	Collective
 )
 
 func (l Library) String() string {
@@ -311,6 +329,8 @@ func (l Library) String() string {
 		return "cuFFT"
 	case Control:
 		return "the backend's control flow"
+	case Collective:
+		return "the program's communicator"
 	}
 	return fmt.Sprintf("library(%d)", uint8(l))
 }
