@@ -198,3 +198,29 @@ func TestCollectiveTimeout(t *testing.T) {
 		t.Errorf("the timeout took %v", d)
 	}
 }
+
+// TestCollectivesEarly: an AllReduce built after the rest of the graph
+// runs as soon as its operand is computed (the bucket of a data-parallel
+// step), before the unrelated work built before it.
+func TestCollectivesEarly(t *testing.T) {
+	g := graph.New()
+	x := g.Input("x", tensor.Float32, 8)
+	early := ops.Exp(x)
+	late := ops.Tanh(ops.Sin(ops.Log(early))) // needs early too: without the move it comes first
+	bucket := ops.AllReduce(ops.Reshape(early, 2, 4), ops.ReduceSum, 1)
+	p, err := exec.Compile(cpuBackend(t), []*graph.Node{late, bucket}, exec.WithCommunicator(dist.Local{}), exec.DisablePasses("fuse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var names []string
+	for _, s := range p.Plan().Steps {
+		if s.Kind != exec.CopyStep {
+			names = append(names, s.Node.Op().String())
+		}
+	}
+	got := strings.Join(names, " ")
+	if !strings.HasPrefix(got, "Exp Reshape AllReduce") {
+		t.Errorf("steps %s: want Exp Reshape AllReduce first", got)
+	}
+}

@@ -51,6 +51,80 @@ func WithCommunicator(c dist.Communicator) Option {
 	}
 }
 
+// collectivesEarly returns nodes (a topological order) with every
+// collective op, and the data-movement nodes that feed only it (the
+// Reshapes and Concat of a gradient bucket), moved up to just after the
+// last of its operands: a collective starts as soon as its operands are
+// ready (data-parallel training's buckets, whose AllReduces are built
+// after the whole backward pass, each run right after their gradients),
+// and every rank computes the same order. Other nodes keep their order.
+func collectivesEarly(nodes []*graph.Node) []*graph.Node {
+	movable := map[*graph.Node]bool{}
+	pos := make(map[*graph.Node]int, len(nodes))
+	for i, n := range nodes {
+		pos[n] = i
+	}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := nodes[i]
+		d := opdef.Lookup(n.Op())
+		if d == nil || n.Op().IsLeaf() {
+			continue
+		}
+		if d.Kind == opdef.Collective {
+			movable[n] = true
+		}
+		if !movable[n] {
+			continue
+		}
+		for _, x := range n.Inputs() {
+			if dx := opdef.Lookup(x.Op()); dx != nil && dx.Kind == opdef.Movement && !x.Op().IsLeaf() && onlyFeeds(x, movable, nodes[pos[x]+1:]) {
+				movable[x] = true
+			}
+		}
+	}
+	if len(movable) == 0 {
+		return nodes
+	}
+	// key: (anchor, depth). A node that stays: (its index, 0); a moved
+	// node: its latest operand's key with depth + 1.
+	type key struct{ a, d, i int }
+	keys := make(map[*graph.Node]key, len(nodes))
+	for i, n := range nodes {
+		k := key{i, 0, i}
+		if movable[n] {
+			k = key{-1, 0, i}
+			for _, x := range n.Inputs() {
+				if kx := keys[x]; kx.a > k.a || kx.a == k.a && kx.d+1 > k.d {
+					k.a, k.d = kx.a, kx.d+1
+				}
+			}
+		}
+		keys[n] = k
+	}
+	out := slices.Clone(nodes)
+	slices.SortStableFunc(out, func(x, y *graph.Node) int {
+		a, b := keys[x], keys[y]
+		if a.a != b.a {
+			return a.a - b.a
+		}
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return a.i - b.i
+	})
+	return out
+}
+
+// onlyFeeds reports whether every consumer of x among later is movable.
+func onlyFeeds(x *graph.Node, movable map[*graph.Node]bool, later []*graph.Node) bool {
+	for _, n := range later {
+		if !movable[n] && slices.Contains(n.Inputs(), x) {
+			return false
+		}
+	}
+	return true
+}
+
 // checkCollectives checks the collective ops of the optimised graph
 // against the communicator.
 func (c *compilation) checkCollectives() error {
@@ -598,7 +672,7 @@ func schedule(c *compilation) error {
 	}
 	// Kernel nodes: home is the first destination, or the arena.
 	var steps []Step
-	for _, n := range c.g.Nodes() {
+	for _, n := range collectivesEarly(c.g.Nodes()) {
 		if n.Op().IsLeaf() {
 			continue
 		}
