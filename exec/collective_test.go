@@ -191,8 +191,9 @@ func TestCollectiveTimeout(t *testing.T) {
 	defer p.Close()
 	start := time.Now()
 	_, err = p.Run(context.Background(), exec.Feeds{x: tensor.Zeros(tensor.Float32, 4)})
-	if !errors.Is(err, dist.ErrTimeout) || !strings.Contains(err.Error(), "AllReduce") {
-		t.Errorf("rank 1 absent: %v, want ErrTimeout naming AllReduce", err)
+	// The first collective of a first Run is the plans' fingerprint check.
+	if !errors.Is(err, dist.ErrTimeout) || !strings.Contains(err.Error(), "rank 0 of 2") {
+		t.Errorf("rank 1 absent: %v, want ErrTimeout naming the rank", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the timeout took %v", d)
@@ -222,5 +223,38 @@ func TestCollectivesEarly(t *testing.T) {
 	got := strings.Join(names, " ")
 	if !strings.HasPrefix(got, "Exp Reshape AllReduce") {
 		t.Errorf("steps %s: want Exp Reshape AllReduce first", got)
+	}
+}
+
+// TestCollectiveMismatch: ranks that compiled different programs fail at
+// their first Run with ErrMismatch, not with a hang or wrong numbers.
+func TestCollectiveMismatch(t *testing.T) {
+	comms, _ := dist.NewGroup(2, 10*time.Second)
+	be := cpuBackend(t)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for r := range 2 {
+		g := graph.New()
+		x := g.Input("x", tensor.Float32, 4)
+		y := ops.AllReduce(x, ops.ReduceSum, 2)
+		if r == 1 {
+			y = ops.AllReduce(ops.Exp(x), ops.ReduceSum, 2) // another program
+		}
+		p, err := exec.Compile(be, []*graph.Node{y}, exec.WithCommunicator(comms[r]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[r] = p.Run(context.Background(), exec.Feeds{x: tensor.Zeros(tensor.Float32, 4)})
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if !errors.Is(err, dist.ErrMismatch) || !strings.Contains(err.Error(), "compiled program fingerprints differ") {
+			t.Errorf("rank %d: %v, want ErrMismatch", r, err)
+		}
 	}
 }

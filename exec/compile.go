@@ -133,6 +133,7 @@ func (c *compilation) checkCollectives() error {
 		if d == nil || d.Kind != opdef.Collective {
 			continue
 		}
+		c.collectives = true
 		a, _ := n.Attr().(opdef.CollectiveAttr)
 		if c.cfg.comm == nil {
 			return fmt.Errorf("exec: Compile: %s (built at %s) is a collective op, and the program has no communicator: compile with exec.WithCommunicator (dist/mpi's, or dist.Local{} for one process)", n.Op(), n.Site())
@@ -365,6 +366,9 @@ type compilation struct {
 	nodes0  int
 	checks  []checkValue // CheckNumerics: checked nodes, their check outputs follow gOuts
 	body    bool         // compiling a control-flow body (compileBody)
+	// collectives: the graph (or a body) has a collective op; the first
+	// Run checks that every rank compiled the same plan.
+	collectives bool
 }
 
 // Compile optimises and plans the computation of outputs (and of the

@@ -102,6 +102,7 @@ func (c *compilation) compileBody(a *opdef.ControlAttr, k int) (*BodyPlan, error
 	if err := sub.runPasses(); err != nil {
 		return nil, err
 	}
+	c.collectives = c.collectives || sub.collectives
 	if len(sub.plan.Vars) > 0 {
 		v := sub.plan.Vars[0].Node
 		return nil, fmt.Errorf("%w: Variable %q (built at %s) is a node of the body: create Variables in the outer graph (a body reads them as captures)", graph.ErrInvalid, v.Name(), v.Site())

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"unsafe"
 
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
 	"github.com/loomgraph/loom/profile"
@@ -49,6 +51,12 @@ type Program struct {
 	frames    int // frames made so far
 	infoOnce  sync.Once
 	infos     []stepInfo
+	// fingerprint of the plan, for a program with collectives: the first
+	// Run checks it is every rank's (dist.CheckSame); sameChecked once
+	// that passed.
+	fingerprint uint64
+	sameMu      sync.Mutex
+	sameChecked bool
 }
 
 // varStore holds variable buffers; programs sharing variables share it.
@@ -84,6 +92,9 @@ func newProgram(c *compilation) (*Program, error) {
 		be: c.be, plan: c.plan, exe: exe, timings: c.timings, nodes0: c.nodes0, nodes1: c.plan.Graph.Len(), ignore: c.cfg.ignoreUnused,
 		inputIdx: map[*graph.Node]int{}, varIdx: map[*graph.Node]int{},
 		nOut: len(c.outs), checks: c.checks,
+	}
+	if c.collectives {
+		p.fingerprint = planFingerprint(c.plan)
 	}
 	p.idle.L = &p.life
 	for i, n := range c.plan.InputNodes {
@@ -281,6 +292,9 @@ func (p *Program) runWith(ctx context.Context, feeds Feeds, dev DeviceFeeds, bin
 		return err
 	}
 	defer p.exit()
+	if err := p.checkSame(ctx); err != nil {
+		return err
+	}
 	f := p.frame()
 	defer p.release(f)
 	if err := p.bindFeeds(f, feeds, dev, binds); err != nil {
@@ -335,6 +349,59 @@ func (p *Program) runWith(ctx context.Context, feeds Feeds, dev DeviceFeeds, bin
 		}
 	}
 	return nil
+}
+
+// checkSame checks, at the first Run of a program with collective ops,
+// that every rank compiled the same plan (the ranks exchange the plans'
+// fingerprints: a collective, which every rank's first Run makes).
+func (p *Program) checkSame(ctx context.Context) error {
+	if p.fingerprint == 0 {
+		return nil
+	}
+	p.sameMu.Lock()
+	defer p.sameMu.Unlock()
+	if p.sameChecked {
+		return nil
+	}
+	if err := dist.CheckSame(ctx, p.plan.Comm, p.fingerprint, "compiled program"); err != nil {
+		return fmt.Errorf("exec: Run: %w", err)
+	}
+	p.sameChecked = true
+	return nil
+}
+
+// planFingerprint hashes what the ranks must agree on: every node of the
+// plan's graph (op, attribute, type, operands) in step order, and the
+// bodies' plans. Call sites are left out.
+func planFingerprint(pl *Plan) uint64 {
+	h := fnv.New64a()
+	var hashPlan func(pl *Plan)
+	hashPlan = func(pl *Plan) {
+		for _, n := range pl.Graph.Nodes() {
+			attr := n.Attr()
+			if isControl(n) {
+				attr = nil // its text numbers it per process; the bodies are hashed below
+			}
+			fmt.Fprintf(h, "%d %s %v %s", n.ID(), n.Op(), attr, n.Type())
+			if n.Op() == graph.OpConst {
+				h.Write(n.Value().Bytes())
+			}
+			for _, x := range n.Inputs() {
+				fmt.Fprintf(h, " %d", x.ID())
+			}
+			h.Write([]byte{'\n'})
+		}
+		for _, s := range pl.Steps {
+			fmt.Fprintf(h, "step %d %d\n", s.Kind, s.Node.ID())
+		}
+		for _, n := range pl.Graph.Nodes() {
+			for _, b := range pl.Bodies[n] {
+				hashPlan(b.Plan)
+			}
+		}
+	}
+	hashPlan(pl)
+	return h.Sum64() | 1 // never 0, which means "no check"
 }
 
 // bindFeeds checks feeds (and the device feeds dev) against the plan's
