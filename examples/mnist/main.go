@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/examples/internal/mnist"
 	"github.com/loomgraph/loom/examples/internal/report"
@@ -48,6 +49,10 @@ type config struct {
 	outDir    string // where trace.json and loss.png go ("" : none)
 	save      string // checkpoint path ("" : none)
 	progress  bool   // draw the progress bar in place (a terminal)
+	// comm, when set, makes this process one rank of a data-parallel job
+	// (-dist mpi): each rank trains on its 1/Size of every batch and the
+	// gradients are averaged (optim.MinimizeDataParallel).
+	comm dist.Communicator
 }
 
 // result is what a training run reports.
@@ -156,12 +161,22 @@ func train(w io.Writer, c config) (*result, error) {
 	if c.batch < 1 || c.batch > trainSet.N {
 		return nil, fmt.Errorf("batch size %d does not fit %d training examples", c.batch, trainSet.N)
 	}
+	// Data parallel: this rank's part of every batch (the same seed on
+	// every rank gives the same weights and the same shuffles).
+	ranks, rank := 1, 0
+	if c.comm != nil {
+		ranks, rank = c.comm.Size(), c.comm.Rank()
+		if c.batch%ranks != 0 {
+			return nil, fmt.Errorf("batch size %d does not divide among %d ranks", c.batch, ranks)
+		}
+	}
+	local := c.batch / ranks
 	fmt.Fprintf(w, "MNIST from %s: %d training and %d test images (loaded in %v)\n", dir, trainSet.N, testSet.N, time.Since(loadStart).Round(time.Millisecond))
 
 	// The model and one training step.
 	g := graph.New()
-	x := g.Input("x", tensor.Float32, c.batch, mnist.Pixels)
-	y := g.Input("y", tensor.Int32, c.batch)
+	x := g.Input("x", tensor.Float32, local, mnist.Pixels)
+	y := g.Input("y", tensor.Int32, local)
 	sizes := append(append([]int{mnist.Pixels}, c.hidden...), 10)
 	m := nn.New(g, c.seed).WithInit(optim.HeNormal, nn.Zeros)
 	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(logits(m, x, c.hidden), y))
@@ -174,7 +189,15 @@ func train(w io.Writer, c config) (*result, error) {
 	if c.schedule != "cosine" && c.schedule != "constant" {
 		return nil, fmt.Errorf("unknown schedule %q (cosine or constant)", c.schedule)
 	}
-	updates, err := optim.Minimize(opt, loss, m.Params()...)
+	var updates []exec.Option
+	shown := loss // the loss printed: the whole batch's, averaged over the ranks
+	if c.comm != nil {
+		updates, err = optim.MinimizeDataParallel(opt, optim.DataParallel{Size: ranks}, loss, m.Params()...)
+		shown = ops.AllReduce(loss, ops.ReduceMean, ranks)
+		updates = append(updates, exec.WithCommunicator(c.comm))
+	} else {
+		updates, err = optim.Minimize(opt, loss, m.Params()...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +219,7 @@ func train(w io.Writer, c config) (*result, error) {
 	}
 	defer be.Close()
 	rec := profile.New()
-	step, err := exec.Compile(be, []*graph.Node{loss}, append(updates, exec.Record(rec))...)
+	step, err := exec.Compile(be, []*graph.Node{shown}, append(updates, exec.Record(rec))...)
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +235,14 @@ func train(w io.Writer, c config) (*result, error) {
 	}
 	fmt.Fprintf(w, "MLP %s (ReLU), softmax cross-entropy, %s (%s schedule), batch %d, %d epochs, seed %d, on %s\n",
 		strings.Join(names, "-"), describe(opt), c.schedule, c.batch, c.epochs, c.seed, be.Device())
+	if c.comm != nil {
+		fmt.Fprintf(w, "data parallel: rank %d of %d (%s), %d examples of every batch of %d\n", rank, ranks, c.comm.Name(), local, c.batch)
+	}
 	fmt.Fprintf(w, "training step: %v\n", step.Stats())
 
 	// Training.
-	xb := tensor.Zeros(tensor.Float32, c.batch, mnist.Pixels)
-	yb := tensor.Zeros(tensor.Int32, c.batch)
+	xb := tensor.Zeros(tensor.Float32, local, mnist.Pixels)
+	yb := tensor.Zeros(tensor.Int32, local)
 	xs, _ := tensor.Values[float32](xb)
 	ys, _ := tensor.Values[int32](yb)
 	out := []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
@@ -240,7 +266,7 @@ func train(w io.Writer, c config) (*result, error) {
 			return fmt.Sprintf("epoch %d/%d %s  loss %.4f  %6.0f examples/s", epoch, c.epochs, bar, loss, rate)
 		}
 		for s := 0; s < steps; s++ {
-			trainSet.Batch(order[s*c.batch:(s+1)*c.batch], xs, ys)
+			trainSet.Batch(order[s*c.batch+rank*local:s*c.batch+(rank+1)*local], xs, ys)
 			lrv[0] = float32(rate(c.schedule, baseLR, (epoch-1)*steps+s, c.epochs*steps))
 			runCtx := ctx
 			if epoch == 1 && s == min(10, steps-1) {
@@ -282,10 +308,16 @@ func train(w io.Writer, c config) (*result, error) {
 
 	if c.outDir != "" {
 		tracePath := filepath.Join(c.outDir, "trace.json")
+		if c.comm != nil {
+			tracePath = filepath.Join(c.outDir, fmt.Sprintf("trace-rank%d.json", rank))
+		}
 		if err := report.WriteTrace(rec, tracePath); err != nil {
 			return nil, err
 		}
 		plotPath := filepath.Join(c.outDir, "loss.png")
+		if c.comm != nil {
+			plotPath = filepath.Join(c.outDir, fmt.Sprintf("loss-rank%d.png", rank))
+		}
 		if err := report.PlotLoss(res.losses, steps, "MNIST training loss (softmax cross-entropy)", plotPath); err != nil {
 			return nil, err
 		}
