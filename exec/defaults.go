@@ -44,15 +44,7 @@ func SetDefaultDevice(name string) (restore func(), err error) {
 			return nil, fmt.Errorf("exec: SetDefaultDevice(%q): %w: registered backends: %s", name, ErrUnknownDevice, knownList())
 		}
 	}
-	defaults.mu.Lock()
-	prev := defaults.device
-	defaults.device = name
-	defaults.mu.Unlock()
-	return func() {
-		defaults.mu.Lock()
-		defaults.device = prev
-		defaults.mu.Unlock()
-	}, nil
+	return setDefault(&defaults.device, name), nil
 }
 
 // SetDefaultPrecision makes CompileContext compile in dt (as the option
@@ -64,15 +56,21 @@ func SetDefaultPrecision(dt tensor.DType) (restore func(), err error) {
 	if dt != tensor.Invalid && dt != tensor.Float32 && dt != tensor.Float64 {
 		return nil, fmt.Errorf("exec: SetDefaultPrecision(%v): only float32 and float64 are compute precisions", dt)
 	}
+	return setDefault(&defaults.precision, dt), nil
+}
+
+// setDefault sets *p to v under the defaults' lock and returns the
+// function that puts the previous value back.
+func setDefault[T any](p *T, v T) (restore func()) {
 	defaults.mu.Lock()
-	prev := defaults.precision
-	defaults.precision = dt
+	prev := *p
+	*p = v
 	defaults.mu.Unlock()
 	return func() {
 		defaults.mu.Lock()
-		defaults.precision = prev
+		*p = prev
 		defaults.mu.Unlock()
-	}, nil
+	}
 }
 
 // defaultDevice is the device Default opens by name, or "".

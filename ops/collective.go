@@ -47,9 +47,9 @@ func init() {
 				case ReduceSum, ReduceMean:
 					return AllReduce(g, a.Reduce, a.Size)
 				}
-				x := n.Input(0)
-				at := Cast(Equal(x, n), x.DType())
-				return Div(Mul(AllReduce(g, ReduceSum, a.Size), at), AllReduce(at, ReduceSum, a.Size))
+				return toExtremes(n.Input(0), n, AllReduce(g, ReduceSum, a.Size), func(at *graph.Node) *graph.Node {
+					return AllReduce(at, ReduceSum, a.Size)
+				})
 			})
 		}})
 	OpAllGather = define(&opdef.Def{Name: "AllGather", Doc: "the ranks' x concatenated in rank order along an axis (CollectiveAttr), on every rank",
@@ -73,10 +73,9 @@ func init() {
 				}
 				// Max, min: to the ranks holding the extreme of each element,
 				// split among ties (the counts are gathered like the values).
-				x := n.Input(0)
-				at := Cast(Equal(x, AllGather(n, a.Axis, a.Size)), x.DType())
-				count := AllGather(ReduceScatter(at, ReduceSum, a.Axis, a.Size), a.Axis, a.Size)
-				return Div(Mul(AllGather(g, a.Axis, a.Size), at), count)
+				return toExtremes(n.Input(0), AllGather(n, a.Axis, a.Size), AllGather(g, a.Axis, a.Size), func(at *graph.Node) *graph.Node {
+					return AllGather(ReduceScatter(at, ReduceSum, a.Axis, a.Size), a.Axis, a.Size)
+				})
 			})
 		}})
 	OpBroadcast = define(&opdef.Def{Name: "Broadcast", Doc: "the root rank's x, on every rank (CollectiveAttr)",
@@ -99,11 +98,19 @@ func init() {
 				case ReduceMean:
 					return Div(gb, Scalar(g, float64(a.Size)))
 				}
-				x := n.Input(0)
-				at := Cast(Equal(x, Broadcast(n, a.Root, a.Size)), x.DType())
-				return Div(Mul(gb, at), AllReduce(at, ReduceSum, a.Size))
+				return toExtremes(n.Input(0), Broadcast(n, a.Root, a.Size), gb, func(at *graph.Node) *graph.Node {
+					return AllReduce(at, ReduceSum, a.Size)
+				})
 			})
 		}})
+}
+
+// toExtremes is the gradient of a max or min over the ranks: the summed
+// cotangent g goes to the elements of x equal to the extreme y, divided
+// by count(at), the number of ranks holding it (at: 1 where x is y).
+func toExtremes(x, y, g *graph.Node, count func(at *graph.Node) *graph.Node) *graph.Node {
+	at := Cast(Equal(x, y), x.DType())
+	return Div(Mul(g, at), count(at))
 }
 
 // AllReduce returns the elementwise reduction (ReduceSum, ReduceMean,

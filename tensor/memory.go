@@ -53,7 +53,11 @@ func readHostMemory() int64 {
 	return total
 }
 
-func meminfoTotal() int64 {
+func meminfoTotal() int64 { return meminfo("MemTotal:") }
+
+// meminfo returns the bytes of a field of /proc/meminfo ("MemTotal:"),
+// 0 where it cannot be read.
+func meminfo(field string) int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0
@@ -62,7 +66,7 @@ func meminfoTotal() int64 {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == field {
 			kb, err := strconv.ParseInt(fields[1], 10, 64)
 			if err != nil || kb > math.MaxInt64/1024 {
 				return 0
@@ -71,6 +75,30 @@ func meminfoTotal() int64 {
 		}
 	}
 	return 0
+}
+
+// HostAvailable returns the bytes of memory the machine can still give
+// this process: /proc/meminfo's MemAvailable, lowered to what the
+// control group's limit leaves (cgroup v2 memory.max - memory.current)
+// when that is less; 0 when the platform does not tell (Linux only).
+func HostAvailable() int64 {
+	free := meminfo("MemAvailable:")
+	lim, err1 := readInt("/sys/fs/cgroup/memory.max")
+	cur, err2 := readInt("/sys/fs/cgroup/memory.current")
+	if err1 == nil && err2 == nil && lim > 0 {
+		if left := max(0, lim-cur); free == 0 || left < free {
+			free = left
+		}
+	}
+	return free
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" (no limit) is an error
 }
 
 // MemoryLimit returns the largest tensor, in bytes, that the constructors
