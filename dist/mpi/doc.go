@@ -41,31 +41,48 @@
 // Each collective runs on a duplicate of MPI_COMM_WORLD (MPI_Comm_dup),
 // so loom's messages never match those of a program that uses MPI
 // itself, with MPI_ERRORS_RETURN so that MPI errors come back as Go
-// errors instead of aborting the job. It is started non-blocking
-// (MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block,
-// MPI_Ibcast, MPI_Ibarrier) and polled with MPI_Test until it completes,
-// the context ends, or the communicator's timeout passes (WithTimeout;
-// $LOOM_DIST_TIMEOUT, a Go duration or seconds; DefaultTimeout, 5
-// minutes): a rank that died or hangs gives the others an error wrapping
-// dist.ErrTimeout naming the collective, its bytes, the rank and the
-// size, instead of a hang. Open MPI moves non-blocking collectives only
-// inside MPI calls, so the poll spins (as MPI's own blocking calls do)
-// for 20 ms plus 10 ns a byte, then sleeps between tests, growing from
-// 10 µs to 1 ms. A collective that timed out or was cancelled is still
-// in flight in MPI: its buffers stay pinned, the communicator is broken
-// (every later call fails at once), and MPI is not finalized (it would
-// wait for the missing rank): end the process, or call Abort to end
-// every rank.
+// errors instead of aborting the job. Every wait ends when the
+// collective completes, the context ends, or the communicator's timeout
+// passes (WithTimeout; $LOOM_DIST_TIMEOUT, a Go duration or seconds;
+// DefaultTimeout, 5 minutes): a rank that died or hangs gives the others
+// an error wrapping dist.ErrTimeout naming the collective, its bytes,
+// the rank and the size, instead of a hang; a cancelled context gives
+// the context's error.
+//
+// Where MPI is thread-multiple (the usual case) the collective is MPI's
+// blocking one (MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block,
+// MPI_Bcast, MPI_Barrier) called on a goroutine of its own while the
+// caller waits for it, the context and a timer. Otherwise it is the
+// non-blocking one (MPI_Iallreduce, MPI_Iallgather,
+// MPI_Ireduce_scatter_block, MPI_Ibcast, MPI_Ibarrier) polled with
+// MPI_Test: spinning for 20 ms plus 10 ns a byte (Open MPI moves
+// non-blocking collectives only inside MPI calls, so a sleeping rank
+// slows the whole group), then sleeping between tests, growing from
+// 10 µs to 1 ms. Both paths are tested; the blocking one is the default
+// because Open MPI 4.1's non-blocking collectives (its libnbc component)
+// use slower algorithms than the blocking ones (coll/tuned): measured
+// on this 2-core machine with 2 ranks, a C loop of MPI_Iallreduce and
+// MPI_Test ran at 40 to 70% of the C loop of MPI_Allreduce for 1 to 64
+// MB, and loom's polling path no better, while the goroutine path
+// matches the blocking C loop (make bench-mpi).
+//
+// A collective that timed out or was cancelled is still in flight in
+// MPI (a blocked goroutine, or a request), and its buffers may still be
+// written: the communicator is broken (every later call fails at once),
+// and MPI is not finalized (it would wait for the missing rank): end the
+// process, or call Abort to end every rank.
 //
 // MPI is initialised with MPI_Init_thread asking for
 // MPI_THREAD_MULTIPLE: goroutines move between OS threads, so
 // MPI_THREAD_FUNNELED (only the main thread calls MPI) cannot be
 // promised, and while a Comm serialises its own calls, several Comms,
 // the program's own MPI calls or a timed-out collective's leftovers may
-// meet in MPI at once. Open MPI 4 provides MULTIPLE with its shared
-// memory and TCP transports. Where MPI was initialised before Open at a
-// lower level, this package serialises every MPI call of its own behind
-// a process-wide lock.
+// meet in MPI at once (a collective that timed out stays inside MPI
+// while the program goes on). Open MPI 4 provides MULTIPLE with its
+// shared memory and TCP transports. Where MPI was initialised before
+// Open at a lower level, this package serialises every MPI call of its
+// own behind a process-wide lock and polls the non-blocking collectives,
+// so that no call holds the lock while it waits for other ranks.
 //
 // # Element types
 //

@@ -9,7 +9,8 @@ type lib struct {
 	initialized, finalized, initThread, queryThread, finalize, abort uintptr
 	commRank, commSize, commDup, commFree, commSetErrhandler         uintptr
 	iallreduce, iallgather, ireduceScatterBlock, ibcast, ibarrier    uintptr
-	allreduce, test, errorString, libraryVersion                     uintptr
+	allreduce, allgather, reduceScatterBlock, bcast, barrier         uintptr
+	test, errorString, libraryVersion                                uintptr
 
 	// predefined handles: MPI_COMM_WORLD, MPI_ERRORS_RETURN, the ops
 	// and the datatypes.

@@ -103,6 +103,7 @@ type Comm struct {
 	// inFlight: the request in sc.req never completed (a timeout, a
 	// cancellation): MPI may still read and write its buffers.
 	inFlight bool
+	pending  func() bool // reports whether the collective in flight completed
 	// stuck keeps the buffers of collectives that never completed pinned
 	// and reachable: MPI may still write them.
 	stuck []*runtime.Pinner
@@ -267,12 +268,8 @@ func (c *Comm) Close() error {
 	c.closed = true
 	if c.inFlight {
 		// The late ranks may have joined since.
-		for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
-			rc := mcall(c.l.test, uintptr(unsafe.Pointer(&c.sc.req)), uintptr(unsafe.Pointer(&c.sc.flag)), uintptr(unsafe.Pointer(&c.sc.status[0])))
-			if rc != mpiSuccess {
-				break
-			}
-			if c.sc.flag != 0 {
+		for end := time.Now().Add(100 * time.Millisecond); ; time.Sleep(time.Millisecond) {
+			if c.pending() {
 				c.inFlight = false
 				for _, p := range c.stuck {
 					p.Unpin()
@@ -283,7 +280,9 @@ func (c *Comm) Close() error {
 				pkgMu.Unlock()
 				break
 			}
-			time.Sleep(time.Millisecond)
+			if time.Now().After(end) {
+				break
+			}
 		}
 	}
 	pkgMu.Lock()
@@ -425,10 +424,16 @@ func (c *Comm) ptr(b []byte) uintptr {
 	return uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 }
 
-// run starts one non-blocking collective (start issues it, writing the
-// request to c.sc.req, and returns MPI's code) and waits for it. bufs
-// are pinned while MPI may use them.
-func (c *Comm) run(ctx context.Context, o op, fn string, start func() int32, bufs ...[]byte) error {
+// run runs one collective and waits for it under the context and the
+// timeout. Where MPI is thread-multiple, it calls the blocking function
+// (block) on a goroutine of its own and waits for it; otherwise it
+// starts the non-blocking one (start, which writes its request to
+// c.sc.req) and polls it with MPI_Test (see wait). bufs are what MPI
+// reads and writes.
+func (c *Comm) run(ctx context.Context, o op, fn string, start, block func() int32, bufs ...[]byte) error {
+	if !serialize && !forcePoll {
+		return c.runBlocking(ctx, o, fn, block, bufs)
+	}
 	pin := new(runtime.Pinner)
 	for _, b := range bufs {
 		if len(b) > 0 {
@@ -437,7 +442,7 @@ func (c *Comm) run(ctx context.Context, o op, fn string, start func() int32, buf
 	}
 	if rc := start(); rc != mpiSuccess {
 		pin.Unpin()
-		return fmt.Errorf("mpi: %v on rank %d of %d: %w", o, c.rank, c.size, c.mpiErr(fn, rc))
+		return fmt.Errorf("mpi: %v on rank %d of %d: %w", o, c.rank, c.size, c.mpiErr("MPI_I"+strings.ToLower(fn[4:5])+fn[5:], rc))
 	}
 	err := c.wait(ctx, o)
 	if err == nil {
@@ -447,12 +452,74 @@ func (c *Comm) run(ctx context.Context, o op, fn string, start func() int32, buf
 	// The request is still in flight: MPI may write the buffers later.
 	// Keep them pinned and reachable for the life of the process.
 	c.stuck = append(c.stuck, pin)
+	c.pending = func() bool {
+		rc := mcall(c.l.test, uintptr(unsafe.Pointer(&c.sc.req)), uintptr(unsafe.Pointer(&c.sc.flag)), uintptr(unsafe.Pointer(&c.sc.status[0])))
+		return rc == mpiSuccess && c.sc.flag != 0
+	}
+	c.setBroken(err)
+	return err
+}
+
+// forcePoll makes run poll the non-blocking collectives even where MPI
+// is thread-multiple (the tests run both paths).
+var forcePoll = false
+
+// runBlocking calls block on a goroutine of its own and waits for it,
+// the context or the timeout. A call that does not return in time stays
+// in MPI, blocking its goroutine and thread, with bufs reachable from it.
+func (c *Comm) runBlocking(ctx context.Context, o op, fn string, block func() int32, bufs [][]byte) error {
+	done := make(chan int32, 1)
+	go func() {
+		done <- block()
+		runtime.KeepAlive(bufs)
+	}()
+	start := time.Now()
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case rc := <-done:
+		if rc != mpiSuccess {
+			return fmt.Errorf("mpi: %v on rank %d of %d: %w", o, c.rank, c.size, c.mpiErr(fn, rc))
+		}
+		return nil
+	case <-ctx.Done():
+		err = c.expired(ctx, o, start)
+	case <-timer.C:
+		err = c.expired(nil, o, start)
+	}
+	c.pending = func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+	c.setBroken(err)
+	return err
+}
+
+// setBroken marks the group broken by err, with a collective in flight.
+func (c *Comm) setBroken(err error) {
 	c.broken = err
 	c.inFlight = true
 	pkgMu.Lock()
 	inFlight++
 	pkgMu.Unlock()
-	return err
+}
+
+// expired is the error of a collective that ctx ended (nil ctx: the
+// communicator's timeout passed) after it started at start.
+func (c *Comm) expired(ctx context.Context, o op, start time.Time) error {
+	if ctx == nil {
+		return fmt.Errorf("mpi: %v on rank %d of %d: not complete after %v (a rank died, hangs or called another collective; the group is now broken): %w", o, c.rank, c.size, c.timeout, dist.ErrTimeout)
+	}
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("mpi: %v on rank %d of %d: the context's deadline passed after %v (the group is now broken): %w: %w", o, c.rank, c.size, time.Since(start).Round(time.Millisecond), dist.ErrTimeout, err)
+	}
+	return fmt.Errorf("mpi: %v on rank %d of %d: the group is now broken: %w", o, c.rank, c.size, err)
 }
 
 // Polling: MPI_Test without pause while the collective may plausibly
@@ -488,18 +555,13 @@ func (c *Comm) wait(ctx context.Context, o op) error {
 		}
 		select {
 		case <-done:
-			err := ctx.Err()
-			if errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("mpi: %v on rank %d of %d: the context's deadline passed after %v: %w: %w", o, c.rank, c.size, time.Since(start).Round(time.Millisecond), dist.ErrTimeout, err)
-			}
-			return fmt.Errorf("mpi: %v on rank %d of %d: %w", o, c.rank, c.size, err)
+			return c.expired(ctx, o, start)
 		default:
 		}
-		now := time.Now()
-		if now.After(deadline) {
-			return fmt.Errorf("mpi: %v on rank %d of %d: not complete after %v (a rank died, hangs or called another collective; the group is now broken): %w", o, c.rank, c.size, c.timeout, dist.ErrTimeout)
+		if time.Now().After(deadline) {
+			return c.expired(nil, o, start)
 		}
-		if now.After(spinUntil) {
+		if time.Now().After(spinUntil) {
 			sleep = min(max(2*sleep, sleepMin), sleepMax)
 			time.Sleep(sleep)
 		}
@@ -541,8 +603,10 @@ func (c *Comm) allReduce(ctx context.Context, o op, buf []byte, dt tensor.DType,
 	for off := 0; off < n || n == 0; off += maxCount {
 		cnt := min(maxCount, n-off)
 		part := buf[off*es : (off+cnt)*es]
-		err := c.run(ctx, o, "MPI_Iallreduce", func() int32 {
+		err := c.run(ctx, o, "MPI_Allreduce", func() int32 {
 			return mcall(c.l.iallreduce, mpiInPlace, c.ptr(part), uintptr(cnt), mt, mop, c.comm, uintptr(unsafe.Pointer(&c.sc.req)))
+		}, func() int32 {
+			return call(c.l.allreduce, mpiInPlace, c.ptr(part), uintptr(cnt), mt, mop, c.comm)
 		}, part)
 		if err != nil || n == 0 {
 			return err
@@ -564,8 +628,10 @@ func (c *Comm) AllGather(ctx context.Context, send, recv []byte) error {
 	if len(send) > math.MaxInt32 {
 		return fmt.Errorf("mpi: %v on rank %d of %d: more than 2^31-1 bytes per rank is not supported", o, c.rank, c.size)
 	}
-	return c.run(ctx, o, "MPI_Iallgather", func() int32 {
+	return c.run(ctx, o, "MPI_Allgather", func() int32 {
 		return mcall(c.l.iallgather, c.ptr(send), uintptr(len(send)), c.l.tByte, c.ptr(recv), uintptr(len(send)), c.l.tByte, c.comm, uintptr(unsafe.Pointer(&c.sc.req)))
+	}, func() int32 {
+		return call(c.l.allgather, c.ptr(send), uintptr(len(send)), c.l.tByte, c.ptr(recv), uintptr(len(send)), c.l.tByte, c.comm)
 	}, send, recv)
 }
 
@@ -605,8 +671,10 @@ func (c *Comm) reduceScatter(ctx context.Context, o op, send, recv []byte, dt te
 	if cnt > math.MaxInt32 {
 		return fmt.Errorf("mpi: %v on rank %d of %d: more than 2^31-1 elements per rank is not supported", o, c.rank, c.size)
 	}
-	return c.run(ctx, o, "MPI_Ireduce_scatter_block", func() int32 {
+	return c.run(ctx, o, "MPI_Reduce_scatter_block", func() int32 {
 		return mcall(c.l.ireduceScatterBlock, c.ptr(send), c.ptr(recv), uintptr(cnt), mt, mop, c.comm, uintptr(unsafe.Pointer(&c.sc.req)))
+	}, func() int32 {
+		return call(c.l.reduceScatterBlock, c.ptr(send), c.ptr(recv), uintptr(cnt), mt, mop, c.comm)
 	}, send, recv)
 }
 
@@ -623,8 +691,10 @@ func (c *Comm) Broadcast(ctx context.Context, buf []byte, root int) error {
 	n := len(buf)
 	for off := 0; off < n || n == 0; off += maxCount {
 		part := buf[off:min(off+maxCount, n)]
-		err := c.run(ctx, o, "MPI_Ibcast", func() int32 {
+		err := c.run(ctx, o, "MPI_Bcast", func() int32 {
 			return mcall(c.l.ibcast, c.ptr(part), uintptr(len(part)), c.l.tByte, uintptr(root), c.comm, uintptr(unsafe.Pointer(&c.sc.req)))
+		}, func() int32 {
+			return call(c.l.bcast, c.ptr(part), uintptr(len(part)), c.l.tByte, uintptr(root), c.comm)
 		}, part)
 		if err != nil || n == 0 {
 			return err
@@ -640,8 +710,10 @@ func (c *Comm) Barrier(ctx context.Context) error {
 		return err
 	}
 	defer c.mu.Unlock()
-	return c.run(ctx, o, "MPI_Ibarrier", func() int32 {
+	return c.run(ctx, o, "MPI_Barrier", func() int32 {
 		return mcall(c.l.ibarrier, c.comm, uintptr(unsafe.Pointer(&c.sc.req)))
+	}, func() int32 {
+		return call(c.l.barrier, c.comm)
 	})
 }
 

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "" {
 		os.Exit(m.Run())
 	}
+	forcePoll = os.Getenv(childEnv) == "poll"
 	var err error
 	world, err = Open(WithTimeout(20 * time.Second))
 	if err != nil {
@@ -43,7 +44,8 @@ func TestMain(m *testing.M) {
 
 // TestRanks runs the tests named TestRank* on 2 ranks: this test binary
 // again under mpirun -np 2 (each rank checks its own results; mpirun
-// fails when one fails).
+// fails when one fails), once with the blocking collectives on their
+// own goroutines, once polling the non-blocking ones.
 func TestRanks(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("in a child")
@@ -55,12 +57,18 @@ func TestRanks(t *testing.T) {
 	if _, err := loadLib(); err != nil {
 		t.Skipf("skipping the 2-rank tests: %v", err)
 	}
+	for _, mode := range []string{"blocking", "poll"} {
+		t.Run(mode, func(t *testing.T) { runRanks(t, mpirun, mode) })
+	}
+}
+
+func runRanks(t *testing.T, mpirun, mode string) {
 	args := mpirunArgs(2)
 	args = append(args, os.Args[0], "-test.run=^TestRank[A-Z]", "-test.count=1", "-test.v")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, mpirun, args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
 	cmd.Env = append(cmd.Env, testMCA...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
