@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -61,13 +62,13 @@ var (
 	// MPI_THREAD_MULTIPLE (MPI was initialised before Open, at a lower
 	// level).
 	callMu    sync.Mutex
-	serialize bool
+	serialize atomic.Bool
 )
 
 // mcall calls an MPI function, under callMu where MPI is not
 // thread-multiple.
 func mcall(fn uintptr, args ...uintptr) int32 {
-	if serialize {
+	if serialize.Load() {
 		callMu.Lock()
 		defer callMu.Unlock()
 	}
@@ -172,7 +173,7 @@ func Open(opts ...Option) (*Comm, error) {
 		return nil, fmt.Errorf("mpi: MPI_Query_thread: error %d", rc)
 	}
 	threadLvl = o.provided
-	serialize = threadLvl < mpiThreadMultiple
+	serialize.Store(threadLvl < mpiThreadMultiple || forcePoll)
 	if rc := mcall(l.commDup, l.commWorld, uintptr(unsafe.Pointer(&o.comm))); rc != mpiSuccess {
 		return nil, c.mpiErr("MPI_Comm_dup", rc)
 	}
@@ -431,7 +432,7 @@ func (c *Comm) ptr(b []byte) uintptr {
 // c.sc.req) and polls it with MPI_Test (see wait). bufs are what MPI
 // reads and writes.
 func (c *Comm) run(ctx context.Context, o op, fn string, start, block func() int32, bufs ...[]byte) error {
-	if !serialize && !forcePoll {
+	if !serialize.Load() {
 		return c.runBlocking(ctx, o, fn, block, bufs)
 	}
 	pin := new(runtime.Pinner)
@@ -460,8 +461,9 @@ func (c *Comm) run(ctx context.Context, o op, fn string, start, block func() int
 	return err
 }
 
-// forcePoll makes run poll the non-blocking collectives even where MPI
-// is thread-multiple (the tests run both paths).
+// forcePoll makes Open behave as if MPI were not thread-multiple:
+// serialised calls, polled non-blocking collectives (the tests run both
+// paths).
 var forcePoll = false
 
 // runBlocking calls block on a goroutine of its own and waits for it,

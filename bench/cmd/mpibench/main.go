@@ -4,7 +4,8 @@
 // 2 ranks of this machine under mpirun: in-place sums of float32 buffers
 // of 1, 4, 16 and 64 MB. Each round runs the C program, then this
 // command as the Go ranks, each timing every size once; the table shows
-// the medians over rounds and loom's share of C's bandwidth.
+// the medians over rounds and loom's share of C's bandwidth (the ratio
+// of the medians, and the median of each round's ratio).
 //
 //	go run ./cmd/mpibench                    # from bench/
 //	go run ./cmd/mpibench -rounds 7 -np 2 -sizes 1,4,16,64
@@ -185,11 +186,17 @@ func drive(rounds, np, base int, mbs []int) error {
 		}
 	}
 	fmt.Printf("all-reduce (in-place float32 sum), %d ranks under mpirun, %d rounds, medians; %s, GOMAXPROCS %d\n", np, rounds, firstLine(version), runtime.GOMAXPROCS(0))
-	fmt.Printf("%8s  %12s  %12s  %10s  %10s  %8s\n", "size", "C ms/call", "loom ms/call", "C GB/s", "loom GB/s", "loom/C")
+	fmt.Printf("%8s  %12s  %12s  %10s  %10s  %8s  %14s\n", "size", "C ms/call", "loom ms/call", "C GB/s", "loom GB/s", "loom/C", "rounds' loom/C")
 	for _, mb := range mbs {
 		b := mb << 20
 		tc, tg := median(times["c"][b]), median(times["go"][b])
-		fmt.Printf("%6d MB  %12.3f  %12.3f  %10.2f  %10.2f  %7.1f%%\n", mb, tc*1e3, tg*1e3, float64(b)/tc/1e9, float64(b)/tg/1e9, 100*tc/tg)
+		// Each round's ratio, C and loom run one after the other: less
+		// exposed to the machine's load drifting between rounds.
+		var ratios []float64
+		for i := range min(len(times["c"][b]), len(times["go"][b])) {
+			ratios = append(ratios, times["c"][b][i]/times["go"][b][i])
+		}
+		fmt.Printf("%6d MB  %12.3f  %12.3f  %10.2f  %10.2f  %7.1f%%  %13.1f%%\n", mb, tc*1e3, tg*1e3, float64(b)/tc/1e9, float64(b)/tg/1e9, 100*tc/tg, 100*median(ratios))
 	}
 	return nil
 }
