@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -475,6 +476,9 @@ func TestSingleton(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("libmpi is loaded on linux only")
+	}
 	t.Setenv("LOOM_MPI_LIB", "/nonexistent/libmpi.so.40")
 	_, err := loadLib()
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "/nonexistent/libmpi.so.40") || !strings.Contains(err.Error(), "$LOOM_MPI_LIB") {

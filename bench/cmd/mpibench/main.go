@@ -45,7 +45,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds (each runs C then Go once); medians are reported")
 	np := flag.Int("np", 2, "ranks")
 	sizes := flag.String("sizes", "1,4,16,64", "buffer sizes in MB")
-	iters := flag.Int("iters", 256, "timed calls at 1 MB (fewer for larger buffers: ITERS/MB, at least 5)")
+	iters := flag.Int("iters", 1024, "timed calls at 1 MB (fewer for larger buffers: ITERS/MB, at least 5)")
 	flag.Parse()
 	mbs, err := parseSizes(*sizes)
 	if err != nil {
