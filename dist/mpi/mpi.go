@@ -54,7 +54,6 @@ var (
 	finalized bool  // this package called MPI_Finalize
 	initOut   struct {
 		flag, provided int32
-		comm           uintptr
 		text           [maxLibraryVersion]byte
 		n              int32
 	}
@@ -128,7 +127,9 @@ var _ dist.Communicator = (*Comm)(nil)
 // if nothing did yet (MPI_Init_thread asking for MPI_THREAD_MULTIPLE;
 // Close finalizes it then) and returns a communicator over a duplicate
 // of MPI_COMM_WORLD, so loom's messages never match the program's own.
-// Every rank must call Open (the duplication is collective). A process
+// Every rank must call Open (the duplication is collective, and fails
+// with an error wrapping dist.ErrTimeout when a rank does not come in
+// time). A process
 // not started by mpirun is a group of one (MPI's singleton init). Errors
 // from a missing or foreign library wrap ErrUnavailable.
 func Open(opts ...Option) (*Comm, error) {
@@ -174,10 +175,28 @@ func Open(opts ...Option) (*Comm, error) {
 	}
 	threadLvl = o.provided
 	serialize.Store(threadLvl < mpiThreadMultiple || forcePoll)
-	if rc := mcall(l.commDup, l.commWorld, uintptr(unsafe.Pointer(&o.comm))); rc != mpiSuccess {
+	// MPI_Comm_dup is collective over every rank: wait for it under the
+	// timeout where MPI is thread-multiple (a goroutine stays in MPI if a
+	// rank never comes).
+	dup := new(uintptr)
+	var rc int32
+	if serialize.Load() {
+		rc = mcall(l.commDup, l.commWorld, uintptr(unsafe.Pointer(dup)))
+	} else {
+		done := make(chan int32, 1)
+		go func() { done <- call(l.commDup, l.commWorld, uintptr(unsafe.Pointer(dup))) }()
+		timer := time.NewTimer(c.timeout)
+		defer timer.Stop()
+		select {
+		case rc = <-done:
+		case <-timer.C:
+			return nil, fmt.Errorf("mpi: Open: MPI_Comm_dup of MPI_COMM_WORLD not complete after %v (every rank must call Open; one died or hangs): %w", c.timeout, dist.ErrTimeout)
+		}
+	}
+	if rc != mpiSuccess {
 		return nil, c.mpiErr("MPI_Comm_dup", rc)
 	}
-	c.comm = o.comm
+	c.comm = *dup
 	// Errors on our communicator come back as codes instead of aborting
 	// the job (MPI_ERRORS_ARE_FATAL, the default).
 	if rc := mcall(l.commSetErrhandler, c.comm, l.errorsReturn); rc != mpiSuccess {
