@@ -190,6 +190,18 @@ func Open(opts ...Option) (*Comm, error) {
 		select {
 		case rc = <-done:
 		case <-timer.C:
+			// No Finalize while the duplication is in MPI; free the
+			// communicator if it completes after all.
+			inFlight++
+			go func() {
+				rc := <-done
+				pkgMu.Lock()
+				defer pkgMu.Unlock()
+				inFlight--
+				if rc == mpiSuccess {
+					call(l.commFree, uintptr(unsafe.Pointer(dup)))
+				}
+			}()
 			return nil, fmt.Errorf("mpi: Open: MPI_Comm_dup of MPI_COMM_WORLD not complete after %v (every rank must call Open; one died or hangs): %w", c.timeout, dist.ErrTimeout)
 		}
 	}
