@@ -3,6 +3,7 @@ module github.com/loomgraph/loom/bench
 go 1.25.0
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/loomgraph/loom v0.0.0-00010101000000-000000000000
 	gonum.org/v1/gonum v0.17.0
 	gorgonia.org/gorgonia v0.9.18
@@ -14,7 +15,6 @@ require (
 	github.com/awalterschulze/gographviz v2.0.3+incompatible // indirect
 	github.com/chewxy/hm v1.0.0 // indirect
 	github.com/chewxy/math32 v1.10.1 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.2 // indirect
 	github.com/google/flatbuffers v2.0.6+incompatible // indirect
