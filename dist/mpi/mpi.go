@@ -326,6 +326,13 @@ func (c *Comm) Close() error {
 			err = c.mpiErr("MPI_Comm_free", rc)
 		}
 	}
+	// An Open that timed out may still be completing its duplication:
+	// give it a second.
+	for end := time.Now().Add(time.Second); openComms == 0 && weInit && inFlight > 0 && !c.inFlight && time.Now().Before(end); {
+		pkgMu.Unlock()
+		time.Sleep(time.Millisecond)
+		pkgMu.Lock()
+	}
 	if openComms == 0 && weInit && inFlight == 0 && !finalized {
 		finalized = true
 		if rc := mcall(c.l.finalize); rc != mpiSuccess && err == nil {
