@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 MODULES := $(shell { git ls-files '*go.mod' 2>/dev/null || find . -name go.mod -not -path '*/.*'; } \
              | grep -v /testdata/ | xargs -n1 dirname | sort -u)
 
-.PHONY: demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers bench-scaling bench-fft \
+.PHONY: bench-mpi demo test test-short race check vet fmt staticcheck bench fuzz clean check-trace bench-peers bench-scaling bench-fft \
         bench-smoke generate check-generated gpu-test tune
 
 # The examples are a nested module (examples/go.mod); the demo writes
@@ -126,6 +126,13 @@ bench-peers:
 # -filter xent' (PyTorch at 2 threads beside loom) or ARGS='-markdown'.
 bench-scaling:
 	cd bench && $(GO) run ./cmd/scaling $(ARGS)
+
+# Issue 18: loom's all-reduce through dist/mpi against MPI_Allreduce from a
+# C loop (bench/mpi/allreduce.c, compiled here with mpicc) over the same
+# Open MPI, 2 ranks under mpirun, 1 to 64 MB; medians and loom's share of
+# C's bandwidth. Needs openmpi-bin and libopenmpi-dev. E.g. ARGS='-rounds 9'.
+bench-mpi:
+	cd bench && $(GO) run ./cmd/mpibench $(ARGS)
 
 # The FFT benchmark of issue 16: loom against FFTW (bench/fftw/fftw_bench.c,
 # compiled here by the command; skipped without libfftw3-dev), numpy.fft and

@@ -3,6 +3,7 @@ module github.com/loomgraph/loom/bench
 go 1.25.0
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/loomgraph/loom v0.0.0-00010101000000-000000000000
 	github.com/loomgraph/loom/interop/gorgoniaconv v0.0.0-00010101000000-000000000000
 	gonum.org/v1/gonum v0.17.0
