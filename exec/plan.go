@@ -252,6 +252,9 @@ func inPlaceOK(n *graph.Node, k int) bool {
 	case k == 0 && isScatter(n):
 		// The scatters copy x into the result, then update it: in place
 		// they skip the copy (an embedding's gradient into zeros).
+	case k == 0 && (n.Op() == ops.OpAllReduce || n.Op() == ops.OpBroadcast || n.Op() == ops.OpReduce):
+		// The collectives that keep x's shape copy it into the result and
+		// combine it there (internal/collective): in place, no copy.
 	default:
 		return false
 	}

@@ -31,9 +31,18 @@ type DataParallel struct {
 	// BucketBytes bounds a bucket (default 4 MiB). 0 < BucketBytes
 	// smaller than one gradient puts each gradient in a bucket of its own.
 	BucketBytes int64
+	// AloneBytes: a gradient of at least this many bytes (default 256
+	// KiB) is all-reduced by itself, where it lies, instead of being
+	// copied into a bucket and back: buckets save the latency of many
+	// small collectives, which a large one does not pay for. Negative:
+	// every gradient goes into buckets.
+	AloneBytes int64
 }
 
-const defaultBucketBytes = 4 << 20
+const (
+	defaultBucketBytes = 4 << 20
+	defaultAloneBytes  = 256 << 10
+)
 
 // AllReduce returns grads averaged over the ranks, in grads' order.
 // Gradients of different dtypes go into different buckets.
@@ -47,6 +56,10 @@ func (dp DataParallel) AllReduce(grads []*graph.Node) ([]*graph.Node, error) {
 	limit := dp.BucketBytes
 	if limit == 0 {
 		limit = defaultBucketBytes
+	}
+	alone := dp.AloneBytes
+	if alone == 0 {
+		alone = defaultAloneBytes
 	}
 	for i, g := range grads {
 		if g == nil {
@@ -81,6 +94,10 @@ func (dp DataParallel) AllReduce(grads []*graph.Node) ([]*graph.Node, error) {
 	for _, i := range order {
 		g := grads[i]
 		b := int64(g.Shape().Size() * g.DType().Size())
+		if alone > 0 && b >= alone {
+			out[i] = dp.mean(g)
+			continue
+		}
 		if len(bucket) > 0 && (g.DType() != dt || bytes+b > limit) {
 			flush()
 		}
@@ -102,20 +119,31 @@ func (dp DataParallel) AllReduce(grads []*graph.Node) ([]*graph.Node, error) {
 func (dp DataParallel) reduceBucket(grads []*graph.Node, bucket []int, out []*graph.Node) {
 	if len(bucket) == 1 {
 		i := bucket[0]
-		out[i] = ops.AllReduce(grads[i], ops.ReduceMean, dp.Size)
+		out[i] = dp.mean(grads[i])
 		return
 	}
 	flat := make([]*graph.Node, len(bucket))
 	for k, i := range bucket {
 		flat[k] = ops.Reshape(grads[i], grads[i].Shape().Size())
 	}
-	sum := ops.AllReduce(ops.Concat(0, flat...), ops.ReduceMean, dp.Size)
+	sum := dp.mean(ops.Concat(0, flat...))
 	at := 0
 	for _, i := range bucket {
 		n := grads[i].Shape().Size()
 		out[i] = ops.Reshape(ops.Slice(sum, ops.Range{Start: at, Stop: at + n, Step: 1}), grads[i].Shape()...)
 		at += n
 	}
+}
+
+// mean is the mean of g over the ranks: a sum-AllReduce times 1/Size, an
+// elementwise scaling that fusion merges into the optimiser's update
+// (one rank: none at all).
+func (dp DataParallel) mean(g *graph.Node) *graph.Node {
+	s := ops.AllReduce(g, ops.ReduceSum, dp.Size)
+	if dp.Size == 1 {
+		return s
+	}
+	return ops.Mul(s, ops.Scalar(s, 1/float64(dp.Size)))
 }
 
 // MinimizeDataParallel is Minimize for one rank of a data-parallel job:

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/loomgraph/loom/dist"
+	"github.com/loomgraph/loom/dist/mpi"
 	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/examples/internal/mnist"
 	"github.com/loomgraph/loom/examples/internal/report"
@@ -53,6 +54,7 @@ type config struct {
 	// (-dist mpi): each rank trains on its 1/Size of every batch and the
 	// gradients are averaged (optim.MinimizeDataParallel).
 	comm dist.Communicator
+	dist string // -dist: "" or "mpi"
 }
 
 // result is what a training run reports.
@@ -66,9 +68,39 @@ type result struct {
 func main() {
 	report.Main("mnist", parseFlags, func(w io.Writer, c config, terminal bool) error {
 		c.progress = terminal
+		if c.dist != "" {
+			comm, err := mpi.Open()
+			if err != nil {
+				return err
+			}
+			defer comm.Close()
+			c.comm = comm
+			if comm.Rank() != 0 {
+				// One rank reports (mpirun merges the ranks' output);
+				// the others write only their last line.
+				c.progress = false
+				var last lastLine
+				out := w
+				defer func() { fmt.Fprintf(out, "rank %d: %s", comm.Rank(), last.s) }()
+				w = &last
+			}
+		}
 		_, err := train(w, c)
 		return err
 	})
+}
+
+// lastLine keeps the last line written to it.
+type lastLine struct{ s string }
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	if s := strings.TrimRight(string(p), "\n"); s != "" {
+		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+		l.s = s + "\n"
+	}
+	return len(p), nil
 }
 
 // parseFlags reads the command line into a config.
@@ -87,11 +119,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.limit, "limit", 0, "train on the first N examples only (0: all 60000)")
 	fs.StringVar(&c.outDir, "out", ".", "directory for trace.json and loss.png (empty: write neither)")
 	fs.StringVar(&c.save, "save", "", "write the trained weights to this safetensors file")
+	fs.StringVar(&c.dist, "dist", "", "mpi: one rank of a data-parallel job started by mpirun (make demo-dp)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.dist != "" && c.dist != "mpi" {
+		return c, fmt.Errorf("unknown -dist %q (mpi)", c.dist)
 	}
 	for _, s := range strings.Split(*hidden, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

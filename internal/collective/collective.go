@@ -73,13 +73,13 @@ func (p *Plan) Run(ctx context.Context, comm dist.Communicator, in, out, scratch
 	var err error
 	switch n.Op() {
 	case ops.OpAllReduce, ops.OpReduce:
-		copy(out, in)
+		copyIn(out, in)
 		err = comm.AllReduce(ctx, out, p.dt, p.reduce)
 		if err == nil && n.Op() == ops.OpReduce && comm.Rank() != a.Root {
 			clear(out)
 		}
 	case ops.OpBroadcast:
-		copy(out, in)
+		copyIn(out, in)
 		err = comm.Broadcast(ctx, out, a.Root)
 	case ops.OpAllGather:
 		if !p.packed {
@@ -116,6 +116,15 @@ func (p *Plan) Run(ctx context.Context, comm dist.Communicator, in, out, scratch
 		divide(out, p.dt, float64(comm.Size()))
 	}
 	return nil
+}
+
+// copyIn copies the operand into the result, unless the memory plan put
+// the result over the operand (in place).
+func copyIn(out, in []byte) {
+	if len(in) > 0 && &out[0] == &in[0] {
+		return
+	}
+	copy(out, in)
 }
 
 // divide divides the elements of b (a float or complex dtype) by d.
