@@ -38,6 +38,8 @@ type config struct {
 // an MPI communicator (package dist/mpi), or dist.Local{} for one
 // process. A graph with collectives compiled without one is an error, and
 // so is a collective built for another number of ranks than c.Size().
+// A graph whose collectives are all built for one rank needs none (it
+// gets dist.Local{}).
 // Every rank must compile the same graph: the first Run checks it (the
 // ranks compare a fingerprint of their plans) and fails with an error
 // wrapping dist.ErrMismatch where they differ.
@@ -135,6 +137,11 @@ func (c *compilation) checkCollectives() error {
 		}
 		c.collectives = true
 		a, _ := n.Attr().(opdef.CollectiveAttr)
+		if c.cfg.comm == nil && a.Size == 1 {
+			// Over one rank a collective is the identity: no
+			// communicator is needed (dist.Local serves it).
+			c.cfg.comm = dist.Local{}
+		}
 		if c.cfg.comm == nil {
 			return fmt.Errorf("exec: Compile: %s (built at %s) is a collective op, and the program has no communicator: compile with exec.WithCommunicator (dist/mpi's, or dist.Local{} for one process)", n.Op(), n.Site())
 		}

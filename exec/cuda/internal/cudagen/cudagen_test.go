@@ -439,6 +439,8 @@ func supportNodes(t *testing.T) []*graph.Node {
 					a.P = 0.5
 				}
 				ns = append(ns, ops.Apply(d.Op, a, in(tensor.Int32, 2)))
+			case d.Kind == opdef.Collective: // collectives (issue 18): one rank, the backend's communicator
+				ns = append(ns, ops.Apply(d.Op, opdef.CollectiveAttr{Size: 1}, in(dt, 2, 3)))
 			default:
 				t.Errorf("no test node for %s of kind %v", d.Name, d.Kind)
 			}
@@ -512,7 +514,7 @@ func TestSupports(t *testing.T) {
 				t.Errorf("Generate(%s) = %v, want an error saying it runs on cuBLAS", describe(n), err)
 			}
 			continue
-		case LibraryOf(n) == Solver || LibraryOf(n) == FFT || LibraryOf(n) == Control:
+		case LibraryOf(n) == Solver || LibraryOf(n) == FFT || LibraryOf(n) == Control || LibraryOf(n) == Collective:
 			// cuSOLVER and cuFFT (exec/cuda's linalg.go and fft.go) in
 			// float32 and float64 (and their complex types), nothing
 			// generated here.
