@@ -35,11 +35,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/loomgraph/loom/autodiff"
+	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/examples/internal/gosrc"
 	"github.com/loomgraph/loom/examples/internal/report"
@@ -73,6 +73,11 @@ type config struct {
 	topK        int
 	prompt      string
 	progress    bool // draw the progress bar in place (a terminal)
+	// comm, when set, makes this process one rank of a data-parallel job
+	// (-dist mpi): each rank trains on its 1/Size of every batch, the
+	// gradients averaged over the ranks before clipping.
+	comm dist.Communicator
+	dist string
 }
 
 func defaultConfig() config {
@@ -99,7 +104,15 @@ func defaultConfig() config {
 func main() {
 	report.Main("charlm", parseFlags, func(w io.Writer, c config, terminal bool) error {
 		c.progress = terminal
-		_, err := run(w, c)
+		comm, out, done, err := report.Distributed(c.dist, w)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if comm != nil {
+			c.comm, c.progress = comm, c.progress && comm.Rank() == 0
+		}
+		_, err = run(out, c)
 		return err
 	})
 }
@@ -124,6 +137,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.evalBatches, "eval-batches", c.evalBatches, "batches of held-out text per validation")
 	fs.Uint64Var(&c.seed, "seed", c.seed, "random seed (weights, batches, dropout)")
 	fs.StringVar(&c.device, "device", "", device.Usage)
+	fs.StringVar(&c.dist, "dist", "", "mpi: one rank of a data-parallel job started by mpirun")
 	mb := fs.Float64("corpus-mb", 0, "read at most this many MB of Go source (0: all of GOROOT/src)")
 	fs.StringVar(&c.outDir, "out", c.outDir, "directory for trace.json and loss.png (empty: write neither)")
 	fs.StringVar(&c.save, "save", "", "write a checkpoint (safetensors) here at the end")
@@ -222,15 +236,31 @@ func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
 	}
 	t.m = m
 	B, T := c.batch, c.model.ctx
-	t.x = g.Input("x", tensor.Int32, B, T)
-	t.y = g.Input("y", tensor.Int32, B, T)
+	ranks, rank := 1, 0
+	if c.comm != nil {
+		ranks, rank = c.comm.Size(), c.comm.Rank()
+		if B%ranks != 0 {
+			return nil, fmt.Errorf("batch size %d does not divide among %d ranks", B, ranks)
+		}
+	}
+	b := B / ranks // this rank's windows of every batch
+	t.x = g.Input("x", tensor.Int32, b, T)
+	t.y = g.Input("y", tensor.Int32, b, T)
 	t.lr = g.Input("lr", tensor.Float32)
 
 	// The training step: the loss, its gradients clipped by their global
 	// norm, AdamW with weight decay on the matrices only.
-	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.x, true), ops.Reshape(t.y, B*T)))
+	loss := ops.Mean(ops.SparseSoftmaxCrossEntropy(m.forward(t.x, true), ops.Reshape(t.y, b*T)))
 	params, nd := m.params()
-	grads, norm, err := optim.ClipGlobalNorm(autodiff.Grad(loss, params...), c.clip)
+	grads := autodiff.Grad(loss, params...)
+	shown := loss // the loss reported: the whole batch's (the ranks' mean)
+	if c.comm != nil {
+		if grads, err = (optim.DataParallel{Size: ranks}).AllReduce(grads); err != nil {
+			return nil, err
+		}
+		shown = ops.AllReduce(loss, ops.ReduceMean, ranks)
+	}
+	grads, norm, err := optim.ClipGlobalNorm(grads, c.clip)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +273,9 @@ func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
 		return nil, err
 	}
 	opts := append(append(append(upd, upd2...), m.nn.Updates()...), exec.Record(t.rec)) // + the dropout key's advance
+	if c.comm != nil {
+		opts = append(opts, exec.WithCommunicator(c.comm))
+	}
 
 	// The validation loss: the same model without dropout.
 	t.ex = g.Input("x_val", tensor.Int32, B, T)
@@ -257,7 +290,7 @@ func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.step, err = exec.Compile(t.be, []*graph.Node{loss, norm}, opts...); err != nil {
+	if t.step, err = exec.Compile(t.be, []*graph.Node{shown, norm}, opts...); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -275,7 +308,12 @@ func newTrainer(c config, data *gosrc.Corpus) (*trainer, error) {
 	t.valBatch = gosrc.NewBatcher(data.Val, B, T)
 	lrt := tensor.Zeros(tensor.Float32)
 	t.lrv, _ = tensor.Values[float32](lrt)
-	t.feeds = exec.Feeds{t.x: t.trainBatch.X, t.y: t.trainBatch.Y, t.lr: lrt}
+	// This rank's rows of every batch: views of the batcher's tensors.
+	xs, _ := tensor.Values[int32](t.trainBatch.X)
+	ys, _ := tensor.Values[int32](t.trainBatch.Y)
+	xr, _ := tensor.New(xs[rank*b*T:(rank+1)*b*T], b, T)
+	yr, _ := tensor.New(ys[rank*b*T:(rank+1)*b*T], b, T)
+	t.feeds = exec.Feeds{t.x: xr, t.y: yr, t.lr: lrt}
 	t.evalFeeds = exec.Feeds{t.ex: t.valBatch.X, t.ey: t.valBatch.Y}
 	t.out = []*tensor.Tensor{tensor.Zeros(tensor.Float32), tensor.Zeros(tensor.Float32)}
 	t.evalOut = []*tensor.Tensor{tensor.Zeros(tensor.Float32)}
@@ -468,11 +506,11 @@ func run(w io.Writer, c config) (*result, error) {
 	}
 
 	if c.outDir != "" && len(res.losses) > 0 {
-		tracePath := filepath.Join(c.outDir, "trace.json")
+		tracePath := report.RankPath(c.outDir, "trace.json", c.comm)
 		if err := report.WriteTrace(t.rec, tracePath); err != nil {
 			return nil, err
 		}
-		plotPath := filepath.Join(c.outDir, "loss.png")
+		plotPath := report.RankPath(c.outDir, "loss.png", c.comm)
 		if err := plotLoss(res, plotPath); err != nil {
 			return nil, err
 		}

@@ -17,13 +17,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loomgraph/loom/dist"
-	"github.com/loomgraph/loom/dist/mpi"
 	"github.com/loomgraph/loom/examples/internal/device"
 	"github.com/loomgraph/loom/examples/internal/mnist"
 	"github.com/loomgraph/loom/examples/internal/report"
@@ -68,39 +66,17 @@ type result struct {
 func main() {
 	report.Main("mnist", parseFlags, func(w io.Writer, c config, terminal bool) error {
 		c.progress = terminal
-		if c.dist != "" {
-			comm, err := mpi.Open()
-			if err != nil {
-				return err
-			}
-			defer comm.Close()
-			c.comm = comm
-			if comm.Rank() != 0 {
-				// One rank reports (mpirun merges the ranks' output);
-				// the others write only their last line.
-				c.progress = false
-				var last lastLine
-				out := w
-				defer func() { fmt.Fprintf(out, "rank %d: %s", comm.Rank(), last.s) }()
-				w = &last
-			}
+		comm, out, done, err := report.Distributed(c.dist, w)
+		if err != nil {
+			return err
 		}
-		_, err := train(w, c)
+		defer done()
+		if comm != nil {
+			c.comm, c.progress = comm, c.progress && comm.Rank() == 0
+		}
+		_, err = train(out, c)
 		return err
 	})
-}
-
-// lastLine keeps the last line written to it.
-type lastLine struct{ s string }
-
-func (l *lastLine) Write(p []byte) (int, error) {
-	if s := strings.TrimRight(string(p), "\n"); s != "" {
-		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-			s = s[i+1:]
-		}
-		l.s = s + "\n"
-	}
-	return len(p), nil
 }
 
 // parseFlags reads the command line into a config.
@@ -126,9 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if c.dist != "" && c.dist != "mpi" {
-		return c, fmt.Errorf("unknown -dist %q (mpi)", c.dist)
-	}
+
 	for _, s := range strings.Split(*hidden, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -343,17 +317,11 @@ func train(w io.Writer, c config) (*result, error) {
 	res.accuracy = float64(correct) / float64(testSet.N/evalBatch*evalBatch)
 
 	if c.outDir != "" {
-		tracePath := filepath.Join(c.outDir, "trace.json")
-		if c.comm != nil {
-			tracePath = filepath.Join(c.outDir, fmt.Sprintf("trace-rank%d.json", rank))
-		}
+		tracePath := report.RankPath(c.outDir, "trace.json", c.comm)
 		if err := report.WriteTrace(rec, tracePath); err != nil {
 			return nil, err
 		}
-		plotPath := filepath.Join(c.outDir, "loss.png")
-		if c.comm != nil {
-			plotPath = filepath.Join(c.outDir, fmt.Sprintf("loss-rank%d.png", rank))
-		}
+		plotPath := report.RankPath(c.outDir, "loss.png", c.comm)
 		if err := report.PlotLoss(res.losses, steps, "MNIST training loss (softmax cross-entropy)", plotPath); err != nil {
 			return nil, err
 		}
