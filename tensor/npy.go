@@ -263,9 +263,9 @@ func ReadNpy(r io.Reader, limits NpyLimits) (*Tensor, error) {
 	if err != nil {
 		return nil, npyErrorf("%v", err)
 	}
-	size, err := npyInputSize(r)
+	size, err := inputSize(r)
 	if err != nil {
-		return nil, npyErrorf("%v", err)
+		return nil, npyErrorf("%w", err)
 	}
 	t, err := readNpy(r, size, lim)
 	if err != nil {
@@ -274,27 +274,6 @@ func ReadNpy(r io.Reader, limits NpyLimits) (*Tensor, error) {
 	return t, nil
 }
 
-// npyInputSize returns the number of bytes from r's current offset to its
-// end if r is an io.Seeker that can tell, and -1 otherwise, leaving r's
-// offset where it was.
-func npyInputSize(r io.Reader) (int64, error) {
-	s, ok := r.(io.Seeker)
-	if !ok {
-		return -1, nil
-	}
-	cur, err := s.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return -1, nil // not seekable after all (a pipe, say): stream it
-	}
-	end, err := s.Seek(0, io.SeekEnd)
-	if err != nil {
-		return -1, nil
-	}
-	if _, err := s.Seek(cur, io.SeekStart); err != nil {
-		return 0, fmt.Errorf("seeking back to the start of the file: %w", err)
-	}
-	return max(end-cur, 0), nil
-}
 
 // readNpy reads one array from r, of which size bytes remain (-1 if
 // unknown). Its errors have no prefix.

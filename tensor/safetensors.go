@@ -307,7 +307,7 @@ func ReadSafetensors(r io.Reader, limits SafetensorsLimits) (map[string]*Tensor,
 	}
 	size, err := inputSize(r) // bytes from here to the end of r, -1 if unknown
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, stErrorf("%w", err)
 	}
 	sized := size >= 0
 
@@ -425,7 +425,7 @@ func inputSize(r io.Reader) (int64, error) {
 		return -1, nil
 	}
 	if _, err := s.Seek(cur, io.SeekStart); err != nil {
-		return 0, stErrorf("seeking back to the start of the file: %w", err)
+		return 0, fmt.Errorf("seeking back to the start of the file: %w", err)
 	}
 	return max(end-cur, 0), nil
 }
