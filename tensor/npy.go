@@ -274,7 +274,6 @@ func ReadNpy(r io.Reader, limits NpyLimits) (*Tensor, error) {
 	return t, nil
 }
 
-
 // readNpy reads one array from r, of which size bytes remain (-1 if
 // unknown). Its errors have no prefix.
 func readNpy(r io.Reader, size int64, lim NpyLimits) (*Tensor, error) {
