@@ -73,13 +73,13 @@ func (dp DataParallel) AllReduce(grads []*graph.Node) ([]*graph.Node, error) {
 		}
 	}
 	// Readiness order: the backward pass makes the last layers' gradients
-	// first, so a later-built gradient is not ready sooner (node IDs grow
-	// with creation).
+	// first, and node IDs grow with creation, so the gradient built first
+	// (the smallest ID) is ready first.
 	order := make([]int, len(grads))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return grads[b].ID() - grads[a].ID() })
+	slices.SortStableFunc(order, func(a, b int) int { return grads[a].ID() - grads[b].ID() })
 	out := make([]*graph.Node, len(grads))
 	var bucket []int
 	var bytes int64

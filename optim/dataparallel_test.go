@@ -197,4 +197,20 @@ func TestDataParallelBuckets(t *testing.T) {
 	if _, err := (optim.DataParallel{Size: 1}).AllReduce([]*graph.Node{g.Input("i", tensor.Int32, 2)}); err == nil {
 		t.Error("an int32 gradient: no error")
 	}
+	// Buckets fill in readiness order, the first-built gradient first:
+	// with room for two, x1 and x2 share one and x3 (built last, ready
+	// last) goes alone, whatever order the caller lists them in.
+	x1 := ops.Neg(g.Input("x1", tensor.Float32, 3))
+	x2 := ops.Neg(g.Input("x2", tensor.Float32, 3))
+	x3 := ops.Neg(g.Input("x3", tensor.Float32, 3))
+	out, err := optim.DataParallel{Size: 1, BucketBytes: 24}.AllReduce([]*graph.Node{x3, x1, x2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Op() != ops.OpAllReduce || out[0].Input(0) != x3 {
+		t.Errorf("x3, ready last, is %s of %s, want an AllReduce of its own", out[0].Op(), out[0].Input(0).Op())
+	}
+	if out[1].Op() == ops.OpAllReduce || out[2].Op() == ops.OpAllReduce {
+		t.Errorf("x1 and x2 come back as %s and %s, want slices of one bucket", out[1].Op(), out[2].Op())
+	}
 }
