@@ -117,6 +117,7 @@ type executable struct {
 	views   []int     // aliases of feeds, variables and outputs: bound per run
 	kernels []*kernel // per step; nil for copies
 	waves   []wave    // the steps in order, grouped into waves (interop.go)
+	overlap []int     // per wave: the wave a collective started there waits at (overlap.go), or -1
 	mu      sync.Mutex
 	free    []*instance
 	nested  bool // a control-flow body (control.go)
@@ -148,7 +149,10 @@ type instance struct {
 	// is that step.
 	failed     error
 	failedStep int
-	waveFns    []func(lo, hi, part int) // per wave of several steps (interop.go)
+	// collDone is closed when the collective running on its own goroutine
+	// (overlap.go) is done; nil when none runs.
+	collDone chan struct{}
+	waveFns  []func(lo, hi, part int) // per wave of several steps (interop.go)
 }
 
 // Lower prepares a kernel for every step.
@@ -183,6 +187,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 	}
 	e.skipUnread()
 	e.waves = e.planWaves()
+	e.overlap = e.planOverlap()
 	return e, nil
 }
 
@@ -335,6 +340,7 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	in.bindViews()
 	step := -1
 	defer func() {
+		in.waitCollective() // it works in the arena, which the pool hands on
 		if r := recover(); r != nil {
 			err = fmt.Errorf("cpu: internal error in the kernel of step %d (%s): %v", step, p.DescribeStep(step), r)
 		}
@@ -366,9 +372,21 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 	if done != nil && stop.Done(done) {
 		return fmt.Errorf("cpu: stopped before step 0 of %d: %w", len(in.run), ctx.Err())
 	}
+	waitAt := -1 // the wave the running collective must finish before
 	for k, w := range e.waves {
 		step = w.lo
+		if k == waitAt {
+			in.waitCollective()
+			waitAt = -1
+			if err := in.stepError(); err != nil {
+				return err
+			}
+		}
 		switch {
+		case obs == nil && e.overlap[k] >= 0:
+			in.startCollective(w.lo)
+			waitAt = e.overlap[k]
+			continue
 		case obs != nil:
 			// A profiled Run runs the steps of a wave one after the other,
 			// so that each is one slice of the run's track.
@@ -389,19 +407,31 @@ func (e *executable) Run(ctx context.Context, f *exec.Frame) (err error) {
 		default:
 			in.runWave(k)
 		}
-		if in.panicked != nil {
-			r := in.panicked
-			in.panicked = nil
-			panic(r)
-		}
-		if in.failed != nil {
-			i := in.failedStep
-			return fmt.Errorf("cpu: step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), in.failed)
+		if err := in.stepError(); err != nil {
+			return err
 		}
 		if done != nil && stop.Done(done) {
 			i := w.hi - 1
 			return fmt.Errorf("cpu: stopped at step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), ctx.Err())
 		}
+	}
+	in.waitCollective()
+	return in.stepError()
+}
+
+// stepError re-raises a kernel's panic (Run turns it into an error) and
+// returns the error a kernel reported with args.Fail, naming its step.
+func (in *instance) stepError() error {
+	in.pmu.Lock()
+	r, failed, i := in.panicked, in.failed, in.failedStep
+	in.panicked = nil
+	in.pmu.Unlock()
+	if r != nil {
+		panic(r)
+	}
+	if failed != nil {
+		p := in.exe.plan
+		return fmt.Errorf("cpu: step %d of %d (%s): %w", i, len(in.run), p.DescribeStep(i), failed)
 	}
 	return nil
 }
