@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/loomgraph/loom/autodiff"
-	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/graph"
@@ -171,9 +170,10 @@ func op1(shape tensor.Shape, d func(*rand.Rand) float64) []operand { return []op
 // gradCases maps every differentiable op of the table to its checks. A
 // differentiable op without an entry fails TestEveryDifferentiableOpIsChecked.
 var gradCases = map[string][]gradCase{
-	// Collectives (issue 18) on a group of one rank (the programs compile
-	// with dist.Local{}): each is the identity, so this checks the rules'
-	// shapes and wiring; the values over several ranks are checked by
+	// Collectives (issue 18) on a group of one rank (compiled without a
+	// communicator: Compile gives them dist.Local{}): each is the
+	// identity, so this checks the rules' shapes and wiring; the values
+	// over several ranks are checked by
 	// hand in exec's TestCollectiveGradients.
 	"AllReduce": {
 		{"sum", op1(tensor.Shape{2, 3}, uniform(-2, 2)), func(x []*graph.Node) *graph.Node { return ops.AllReduce(x[0], ops.ReduceSum, 1) }},
@@ -451,7 +451,7 @@ type runner func(outputs []*graph.Node) (run func(exec.Feeds) ([]*tensor.Tensor,
 // backendRunner compiles the outputs for be (verifying after each pass).
 func backendRunner(be exec.Backend) runner {
 	return func(outputs []*graph.Node) (func(exec.Feeds) ([]*tensor.Tensor, error), func(), error) {
-		prog, err := exec.Compile(be, outputs, exec.VerifyEachPass(), exec.WithCommunicator(dist.Local{}))
+		prog, err := exec.Compile(be, outputs, exec.VerifyEachPass())
 		if err != nil {
 			return nil, nil, err
 		}

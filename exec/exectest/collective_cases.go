@@ -10,7 +10,7 @@ import (
 )
 
 // collectiveCases run every collective op in every dtype it admits on a
-// group of one rank (the suite compiles with dist.Local{}), where each is
+// group of one rank (which needs no communicator: Compile gives it dist.Local{}), where each is
 // the identity: they check that the backend runs the op through its
 // communicator path and lays out the bytes right (AllGather and
 // ReduceScatter on a middle axis pack and unpack). What several ranks

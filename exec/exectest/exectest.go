@@ -16,7 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loomgraph/loom/dist"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
@@ -197,9 +196,7 @@ func runCase(t *testing.T, be exec.Backend, c Case, opts ...exec.Option) []strin
 	} else if c.Source == "" {
 		t.Fatalf("case %s has golden values without a Source", c.Name)
 	}
-	// A communicator of one rank for the collective ops (harmless for
-	// the graphs without them).
-	prog, err := exec.Compile(be, outs, append(opts, exec.VerifyEachPass(), exec.WithCommunicator(dist.Local{}))...)
+	prog, err := exec.Compile(be, outs, append(opts, exec.VerifyEachPass())...)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}

