@@ -7,3 +7,5 @@ require (
 	golang.org/x/sys v0.41.0
 	gonum.org/v1/gonum v0.17.0
 )
+
+require google.golang.org/protobuf v1.36.12 // indirect

@@ -37,6 +37,8 @@ var rules = map[string][]string{
 	"internal/archtest":    {},
 	"internal/opdef":       {"graph", "tensor"},
 	"interop/matconv":      {"tensor", "gonum.org/v1/gonum"},
+	"onnx":                 {"graph", "ops", "exec", "exec/cpu", "tensor", "google.golang.org/protobuf/encoding/protowire"},
+	"onnx/cmd/*":           {"onnx", "exec", "exec/cpu", "exec/cuda", "tensor"},
 	"internal/scalar":      {},
 }
 
