@@ -52,6 +52,22 @@ type Model struct {
 	IRVersion       int64
 	Producer        string
 	ProducerVersion string
+
+	bound []boundInput // inputs bound with Constants
+}
+
+type boundInput struct {
+	name string
+	t    *tensor.Tensor
+}
+
+func (m *Model) isBound(name string) bool {
+	for _, b := range m.bound {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Feeds maps tensors named as the model's inputs to the Feeds of a Run.
@@ -65,8 +81,13 @@ func (m *Model) Feeds(named map[string]*tensor.Tensor) (exec.Feeds, error) {
 		}
 		f[m.Inputs[i]] = t
 	}
+	for _, b := range m.bound {
+		if t, ok := named[b.name]; ok && (t.DType() != b.t.DType() || !t.Shape().Equal(b.t.Shape()) || string(t.Bytes()) != string(b.t.Bytes())) {
+			return nil, fmt.Errorf("onnx: input %q was bound at import (Constants) to another value: import the model again with this one", b.name)
+		}
+	}
 	for n := range named {
-		if !m.hasInput(n) {
+		if !m.hasInput(n) && !m.isBound(n) {
 			return nil, fmt.Errorf("onnx: the model has no input %q (its inputs: %s)", n, strings.Join(m.InputNames, ", "))
 		}
 	}
@@ -86,6 +107,7 @@ func (m *Model) hasInput(name string) bool {
 type Option func(*config)
 
 type config struct {
+	consts    map[string]*tensor.Tensor
 	shapes    map[string][]int
 	dtypes    map[string]tensor.DType
 	variables bool
@@ -112,6 +134,27 @@ func ShapesFrom(feeds map[string]*tensor.Tensor) Option {
 		}
 	}
 }
+
+// Constants binds inputs to values at import: each named input becomes a
+// constant of that value (its type must match the model's), and is no
+// longer one of the Model's Inputs. Models that compute shapes, axes,
+// pads or repeats from inputs need them bound this way, since loom's
+// shapes are static (an import error wrapping ErrDynamic names the
+// input). Model.Feeds accepts (and checks) a feed of the same value.
+func Constants(values map[string]*tensor.Tensor) Option {
+	return func(c *config) {
+		for n, t := range values {
+			if t != nil {
+				c.consts[n] = t
+			}
+		}
+	}
+}
+
+// ErrDynamic is wrapped (with ErrUnsupported) by the import error of a
+// model whose shape-like operand (a shape, axes, pads, repeats, a count)
+// is computed from an input: bind that input with Constants.
+var ErrDynamic = errors.New("must be known when the model is imported")
 
 // Variables imports the float initialisers as Variables (named as the
 // initialisers) instead of Consts, so that the model can be trained with
@@ -158,7 +201,7 @@ func ImportBytes(b []byte, opts ...Option) (*Model, error) {
 }
 
 func importBytes(b []byte, dir string, opts []Option) (m *Model, err error) {
-	c := config{shapes: map[string][]int{}, dtypes: map[string]tensor.DType{}}
+	c := config{shapes: map[string][]int{}, dtypes: map[string]tensor.DType{}, consts: map[string]*tensor.Tensor{}}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -228,8 +271,13 @@ func importModel(mp *modelProto, c config) (*Model, error) {
 	if err := im.graphProto(mp.Graph); err != nil {
 		return nil, err
 	}
+	for n := range c.consts {
+		if !im.model.isBound(n) {
+			return nil, fmt.Errorf("onnx: Constants names %q, which is not an input of the model", n)
+		}
+	}
 	for n := range c.shapes {
-		if !im.model.hasInput(n) {
+		if !im.model.hasInput(n) && !im.model.isBound(n) {
 			return nil, fmt.Errorf("onnx: InputShape or ShapesFrom names %q, which is not an input of the model (its inputs: %s)", n, strings.Join(im.model.InputNames, ", "))
 		}
 	}
@@ -265,6 +313,17 @@ func (im *importer) graphProto(gp *graphProto) error {
 	}
 	for _, vi := range g.Inputs {
 		if _, ok := im.vals[vi.Name]; ok {
+			continue
+		}
+		if t, ok := im.cfg.consts[vi.Name]; ok {
+			if vi.Type != nil && vi.Type.Kind == "tensor" {
+				if dt, err := loomDType(vi.Type.ElemType); err == nil && dt != t.DType() {
+					return fmt.Errorf("onnx: input %q is %s, but the constant bound is %s", vi.Name, onnxTypeName(vi.Type.ElemType), t.DType())
+				}
+			}
+			n := im.g.Const(t)
+			im.vals[vi.Name] = &value{n: n, known: true, t: t}
+			im.model.bound = append(im.model.bound, boundInput{vi.Name, t})
 			continue
 		}
 		n, err := im.input(vi)
@@ -497,7 +556,7 @@ func (n *onode) constant(i int) (*tensor.Tensor, error) {
 		return v.t, nil
 	}
 	if !v.known {
-		return nil, fmt.Errorf("%w: input %d (%q) must be known when the model is imported (computed from initialisers, constants and shapes only), since loom's shapes are static", ErrUnsupported, i, n.p.Inputs[i])
+		return nil, fmt.Errorf("input %d (%q) %w (computed from initialisers, constants, shapes and inputs bound with Constants), since loom's shapes are static: %w", i, n.p.Inputs[i], ErrDynamic, ErrUnsupported)
 	}
 	t, err := evaluate(v.n)
 	if err != nil {
