@@ -168,7 +168,16 @@ func init() {
 		if x == nil || s == nil {
 			return nil, fmt.Errorf("two inputs are required")
 		}
-		// slope broadcasts unidirectionally to x.
+		// slope broadcasts unidirectionally to x; before opset 7 a 1-D
+		// slope of x's channel count applies along axis 1.
+		if n.opset() < 7 && s.Rank() == 1 && x.Rank() >= 2 && s.Shape()[0] == x.Shape()[1] && s.Shape()[0] != 1 {
+			shape := make([]int, x.Rank()-1)
+			for i := range shape {
+				shape[i] = 1
+			}
+			shape[0] = s.Shape()[0]
+			s = ops.Reshape(s, shape...)
+		}
 		return []*graph.Node{ops.Where(ops.Less(x, scalarLike(x, 0)), ops.Mul(x, s), x)}, nil
 	}})
 	reg("IsInf", unaryA([]string{"detect_negative", "detect_positive"}, func(n *onode, x *graph.Node) (*graph.Node, error) {
