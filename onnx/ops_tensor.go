@@ -2,7 +2,6 @@ package onnx
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/ops"
@@ -99,11 +98,9 @@ func init() {
 			}
 			dt, v = t.DType(), t.Float64(0)
 		}
-		t, err := tensor.Full(dt, v, shape...)
-		if err != nil {
-			return nil, err
-		}
-		return one(n.g().Const(t))
+		// A scalar broadcast (ops.Full): nothing the size of the result is
+		// allocated at import, whatever shape a model asks for.
+		return one(ops.Full(n.g(), dt, v, shape...))
 	}})
 	reg("Shape", opDef{attrs: []string{"start", "end"}, knownAlways: true, storageOK: true, fn: func(n *onode) ([]*graph.Node, error) {
 		x, err := n.need(0)
@@ -382,16 +379,9 @@ func init() {
 		if delta == 0 {
 			return nil, fmt.Errorf("delta is 0")
 		}
-		count := max(int(math.Ceil((limit-start)/delta)), 0)
-		vals := make([]float64, count)
-		for i := range vals {
-			vals[i] = start + float64(i)*delta
-		}
-		t, err := tensor.FromFloat64s(dt, vals, count)
-		if err != nil {
-			return nil, err
-		}
-		return one(n.g().Const(t))
+		// Computed by the program (Iota), not stored: numpy.arange's
+		// values, ceil((limit-start)/delta) of them, as the spec says.
+		return one(ops.Arange(n.g(), dt, start, limit, delta))
 	}})
 	reg("EyeLike", opDef{attrs: []string{"dtype", "k"}, knownAlways: true, fn: func(n *onode) ([]*graph.Node, error) {
 		x, err := n.need(0)
