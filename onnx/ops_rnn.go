@@ -91,7 +91,9 @@ func rnnActivations(n *onode, defaults []string, dirs int) ([]rnnActivation, err
 			}
 		case "scaledtanh":
 			a, b := next(&alphas, 1), next(&betas, 1)
-			f = func(x *graph.Node) *graph.Node { return ops.Mul(scalarLike(x, a), ops.Tanh(ops.Mul(x, scalarLike(x, b)))) }
+			f = func(x *graph.Node) *graph.Node {
+				return ops.Mul(scalarLike(x, a), ops.Tanh(ops.Mul(x, scalarLike(x, b))))
+			}
 		case "hardsigmoid":
 			a, b := next(&alphas, 0.2), next(&betas, 0.5)
 			f = func(x *graph.Node) *graph.Node {
