@@ -52,6 +52,7 @@ func rnnActivations(n *onode, defaults []string, dirs int) ([]rnnActivation, err
 		}
 	}
 	if len(names) == len(defaults) && dirs == 2 {
+		// One direction's list serves both (as onnxruntime reads it).
 		names = append(append([]string{}, names...), names...)
 	}
 	alphas, _ := n.attrFloats("activation_alpha")
@@ -285,7 +286,10 @@ func recurrent(n *onode, kind rnnKind) ([]*graph.Node, error) {
 			pi, po, pf = pp[0], pp[1], pp[2]
 		}
 		act := acts[d*nact : (d+1)*nact]
-		zero := ops.Full(n.g(), dt, 0, B, H)
+		var zero *graph.Node // Y past a batch entry's length
+		if mask != nil {
+			zero = ops.Full(n.g(), dt, 0, B, H)
+		}
 		body := func(carry, xs []*graph.Node) ([]*graph.Node, []*graph.Node) {
 			hPrev := carry[0]
 			xt := xs[0]

@@ -80,7 +80,7 @@ func resizeOp(n *onode) ([]*graph.Node, error) {
 			return nil, err
 		}
 		s.scales = sc
-		return resizeV10(n, x, s)
+		return resizeV10(x, s)
 	}
 	s.coord = n.attrString("coordinate_transformation_mode", "half_pixel")
 	s.nearest = n.attrString("nearest_mode", "round_prefer_floor")
@@ -153,7 +153,7 @@ func resizeOp(n *onode) ([]*graph.Node, error) {
 
 // resizeV10 is Resize-10 and Upsample: asymmetric coordinates, nearest
 // by floor (the mapping of the Upsample spec), output floor(in·scale).
-func resizeV10(n *onode, x *graph.Node, s resizeSpec) ([]*graph.Node, error) {
+func resizeV10(x *graph.Node, s resizeSpec) ([]*graph.Node, error) {
 	if len(s.scales) != x.Rank() {
 		return nil, fmt.Errorf("scales %v has %d values for an input of rank %d", s.scales, len(s.scales), x.Rank())
 	}
@@ -214,7 +214,7 @@ func upsampleOp(n *onode) ([]*graph.Node, error) {
 			return nil, fmt.Errorf("scales %v: Upsample's scales must be >= 1", s.scales)
 		}
 	}
-	return resizeV10(n, x, s)
+	return resizeV10(x, s)
 }
 
 // knownFloats reads input i, known at import, as float64s.
