@@ -47,12 +47,10 @@ func rnnActivations(n *onode, defaults []string, dirs int) ([]rnnActivation, err
 		for _, s := range a.Strings {
 			names = append(names, string(s))
 		}
-		if len(names) != len(defaults)*dirs && len(names) != len(defaults) {
+		if len(names) != len(defaults)*dirs {
 			return nil, fmt.Errorf("activations lists %d functions; %d per direction are needed for %d direction(s)", len(names), len(defaults), dirs)
 		}
-	}
-	if len(names) == len(defaults) && dirs == 2 {
-		// One direction's list serves both (as onnxruntime reads it).
+	} else if dirs == 2 {
 		names = append(append([]string{}, names...), names...)
 	}
 	alphas, _ := n.attrFloats("activation_alpha")

@@ -414,6 +414,11 @@ func TestRecurrentRefusals(t *testing.T) {
 	if !errors.Is(err, ErrUnsupported) {
 		t.Errorf("activation Gelu: got %v, want ErrUnsupported", err)
 	}
+	_, err = runNode(t, 14, "RNN", []*attrProto{ssattr("activations", "Tanh"), sattr("direction", "bidirectional")},
+		[]tin{{name: "X", t: x}, {name: "W", t: f64(t, seqVals(4, 0), 2, 1, 2)}, {name: "R", t: f64(t, seqVals(2, 0), 2, 1, 1)}}, 2)
+	if err == nil {
+		t.Errorf("one activation for two directions: no error (the spec wants two)")
+	}
 	_, err = runNode(t, 14, "RNN", []*attrProto{iattr("hidden_size", 2)}, ins, 2)
 	if err == nil || errors.Is(err, ErrUnsupported) {
 		t.Errorf("hidden_size 2 with R of hidden size 1: got %v, want a shape error", err)
