@@ -156,6 +156,23 @@ func Constants(values map[string]*tensor.Tensor) Option {
 // is computed from an input: bind that input with Constants.
 var ErrDynamic = errors.New("must be known when the model is imported")
 
+// DynamicError is the error (wrapped in the node's) of a shape-like
+// operand that is not known at import. It matches ErrDynamic and
+// ErrUnsupported with errors.Is.
+type DynamicError struct {
+	// Operand is the operand's position among the node's inputs.
+	Operand int
+	// Value is the ONNX value's name: a model input (bind it with
+	// Constants) or a value computed from one.
+	Value string
+}
+
+func (e *DynamicError) Error() string {
+	return fmt.Sprintf("input %d (%q) %v (computed from initialisers, constants, shapes and inputs bound with Constants), since loom's shapes are static: %v", e.Operand, e.Value, ErrDynamic, ErrUnsupported)
+}
+
+func (e *DynamicError) Is(target error) bool { return target == ErrDynamic || target == ErrUnsupported }
+
 // Variables imports the float initialisers as Variables (named as the
 // initialisers) instead of Consts, so that the model can be trained with
 // autodiff and optim and its weights saved with
@@ -556,7 +573,7 @@ func (n *onode) constant(i int) (*tensor.Tensor, error) {
 		return v.t, nil
 	}
 	if !v.known {
-		return nil, fmt.Errorf("input %d (%q) %w (computed from initialisers, constants, shapes and inputs bound with Constants), since loom's shapes are static: %w", i, n.p.Inputs[i], ErrDynamic, ErrUnsupported)
+		return nil, &DynamicError{Operand: i, Value: n.p.Inputs[i]}
 	}
 	t, err := evaluate(v.n)
 	if err != nil {
