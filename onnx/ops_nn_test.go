@@ -29,7 +29,9 @@ type nnAttr struct {
 // nnModel builds a one-node model of the given opset whose inputs are
 // the feeds (in order of names) and whose outputs are outs.
 func nnModel(opset int, op string, names []string, feeds map[string]*tensor.Tensor, outs []string, attrs ...nnAttr) []byte {
-	tag := func(b []byte, num protowire.Number, typ protowire.Type) []byte { return protowire.AppendTag(b, num, typ) }
+	tag := func(b []byte, num protowire.Number, typ protowire.Type) []byte {
+		return protowire.AppendTag(b, num, typ)
+	}
 	str := func(b []byte, num protowire.Number, s string) []byte {
 		return protowire.AppendString(tag(b, num, protowire.BytesType), s)
 	}
