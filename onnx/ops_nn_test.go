@@ -258,7 +258,7 @@ func TestDropoutMaskBeforeOpset10(t *testing.T) {
 	}
 }
 
-func TestLayerNormFloat64(t *testing.T) {
+func TestLayerNormStashType(t *testing.T) {
 	// [1 2 3] over its one axis: mean 2, variance 2/3, InvStdDev
 	// 1/sqrt(2/3 + 1e-5) (float64 reference), computed in float32
 	// (stash_type 1) and returned as float64.
@@ -271,6 +271,23 @@ func TestLayerNormFloat64(t *testing.T) {
 	nnCheck(t, "LayerNormalization InvStdDev", out[2], []int{1, 1}, []float64{inv})
 	if out[0].DType() != tensor.Float64 || out[2].DType() != tensor.Float32 {
 		t.Errorf("Y is %s and InvStdDev %s, want float64 and float32", out[0].DType(), out[2].DType())
+	}
+	// float16: Y returns to float16 (values exact to its 11-bit
+	// significand: 1.2247 rounds to 1.2246 within 1e-3), Mean and
+	// InvStdDev stay float32.
+	xh, err := tensor.FromFloat64s(tensor.Float16, []float64{1, 2, 3}, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := tensor.FromFloat64s(tensor.Float16, []float64{1, 1, 2}, 3)
+	out = nnRun(t, 17, "LayerNormalization", []string{"x", "s"}, map[string]*tensor.Tensor{"x": xh, "s": sh}, []string{"y", "mean", "inv"})
+	if out[0].DType() != tensor.Float16 || out[1].DType() != tensor.Float32 || out[2].DType() != tensor.Float32 {
+		t.Fatalf("float16: Y, Mean, InvStdDev are %s, %s, %s; want float16, float32, float32", out[0].DType(), out[1].DType(), out[2].DType())
+	}
+	for i, w := range []float64{-inv, 0, 2 * inv} {
+		if g := out[0].Float64(i); math.Abs(g-w) > 1e-3*math.Max(1, math.Abs(w)) {
+			t.Errorf("float16 Y[%d] = %v, want %v", i, g, w)
+		}
 	}
 }
 

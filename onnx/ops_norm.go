@@ -29,7 +29,9 @@ func init() {
 		// One group per channel: each (n, c) normalised over its positions.
 		return []*graph.Node{ops.GroupNorm(x, s, b, x.Shape()[1], n.attrFloat("epsilon", 1e-5))}, nil
 	}})
-	reg("LayerNormalization", opDef{attrs: []string{"axis", "epsilon", "stash_type"}, fn: layerNormOp})
+	// LayerNormalization widens float16 itself: its Mean and InvStdDev
+	// stay float32 (stash_type) where Y returns to X's type.
+	reg("LayerNormalization", opDef{attrs: []string{"axis", "epsilon", "stash_type"}, storageOK: true, fn: layerNormOp})
 	reg("LRN", opDef{attrs: []string{"alpha", "beta", "bias", "size"}, fn: lrnOp})
 	reg("MeanVarianceNormalization", opDef{attrs: []string{"axes", "across_channels", "normalize_variance"}, fn: mvnOp})
 	reg("Dropout", opDef{attrs: []string{"is_test", "ratio", "seed"}, storageOK: true, fn: dropoutOp})
@@ -79,8 +81,10 @@ func batchNormOp(n *onode) ([]*graph.Node, error) {
 // axes from axis on, (X - mean)·InvStdDev·Scale + B with InvStdDev =
 // 1/sqrt(var + epsilon) (biased variance); Mean and InvStdDev keep the
 // normalised axes with length 1. The statistics are computed in
-// stash_type, which must be 1 (float32): a float64 X is normalised in
-// float32 and the result cast back, as the spec's function body does.
+// stash_type, which must be 1 (float32), as the spec's function body
+// does: a float64 X is normalised in float32 and cast back before Scale
+// and B apply; a float16 or bfloat16 X is computed in float32 throughout
+// and Y cast back, while Mean and InvStdDev stay float32.
 func layerNormOp(n *onode) ([]*graph.Node, error) {
 	x, scale := n.in(0), n.in(1)
 	if x == nil || scale == nil {
@@ -97,6 +101,15 @@ func layerNormOp(n *onode) ([]*graph.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	bias := n.in(2)
+	for _, p := range []*graph.Node{scale, bias} {
+		if p == nil {
+			continue
+		}
+		if _, err := ops.BroadcastShapes(p.Shape(), x.Shape()); err != nil || p.Rank() > r {
+			return nil, fmt.Errorf("Scale and B (%v) must broadcast to X %v", p.Shape(), x.Shape())
+		}
+	}
 	dt := x.DType()
 	xs := x
 	if dt != tensor.Float32 {
@@ -110,20 +123,22 @@ func layerNormOp(n *onode) ([]*graph.Node, error) {
 	d := ops.Sub(xs, mean)
 	inv := ops.Rsqrt(ops.Add(ops.MeanKeepDims(ops.Mul(d, d), axes...), scalarLike(xs, n.attrFloat("epsilon", 1e-5))))
 	y := ops.Mul(d, inv)
-	if dt != tensor.Float32 {
+	// The affine step runs in float64 for float64, else in float32.
+	wide := func(p *graph.Node) *graph.Node {
+		if p == nil || p.DType() == y.DType() {
+			return p
+		}
+		return ops.Cast(p, y.DType())
+	}
+	if dt == tensor.Float64 {
 		y = ops.Cast(y, dt)
 	}
-	for _, p := range []*graph.Node{scale, n.in(2)} {
-		if p == nil {
-			continue
-		}
-		if _, err := ops.BroadcastShapes(p.Shape(), x.Shape()); err != nil || p.Rank() > r {
-			return nil, fmt.Errorf("Scale and B (%v) must broadcast to X %v", p.Shape(), x.Shape())
-		}
+	y = ops.Mul(y, wide(scale))
+	if bias != nil {
+		y = ops.Add(y, wide(bias))
 	}
-	y = ops.Mul(y, scale)
-	if b := n.in(2); b != nil {
-		y = ops.Add(y, b)
+	if y.DType() != dt {
+		y = ops.Cast(y, dt)
 	}
 	return []*graph.Node{y, mean, inv}, nil
 }
