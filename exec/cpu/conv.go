@@ -142,7 +142,8 @@ func im2col[T float32 | float64](g *convGeo, x []T, r0, r1, p0, cnt int, col []T
 				if lo > e {
 					clear(out[:lo-e])
 				}
-				if st := g.st[2]; st == 1 {
+				if st := g.st[2]; st == 1 && lo < hi {
+					// (an empty range may have lo+off < 0: no slicing then)
 					copy(out[lo-e:hi-e], xr[lo+off:hi+off])
 				} else {
 					for u := lo; u < hi; u++ {
@@ -183,7 +184,7 @@ func col2im[T float32 | float64](g *convGeo, col []T, p0, cnt int, x []T, add fu
 			if ia >= 0 && ia < s0 && ib >= 0 && ib < s1 {
 				xr := xc[(ia*s1+ib)*s2 : (ia*s1+ib+1)*s2]
 				lo, hi := validRange(e, e+seg, g.st[2], off, s2)
-				if st := g.st[2]; st == 1 {
+				if st := g.st[2]; st == 1 && lo < hi {
 					dst := xr[lo+off : hi+off]
 					add(dst, dst, in[lo-e:hi-e])
 				} else {

@@ -62,6 +62,11 @@ var convSweep = []convShape{
 	{[]int{3, 1, 28, 28}, []int{16, 1, 3, 3}, []ops.WindowOption{ops.Padding(1)}, "2d few channels"},
 	{[]int{2, 6, 9, 11}, []int{24, 3, 3, 2}, []ops.WindowOption{ops.Groups(2), ops.Dilation(1, 2), ops.PaddingLoHi([]int{1, 0}, []int{2, 1})}, "2d few channels grouped dilated"},
 	{[]int{3, 2, 40000}, []int{8, 2, 5}, []ops.WindowOption{ops.Padding(2)}, "1d few channels long"},
+	// A kernel wider than the input, the padding making up the rest: taps
+	// with no input position (ONNX's pytorch-converted test_Conv1d_pad2size1
+	// panicked slicing their empty range).
+	{[]int{1, 4, 1}, []int{4, 4, 5}, []ops.WindowOption{ops.Padding(2)}, "1d kernel wider than input"},
+	{[]int{1, 2, 2, 1}, []int{3, 2, 3, 5}, []ops.WindowOption{ops.Padding(1, 2)}, "2d kernel wider than input"},
 }
 
 // TestConvAgainstReference runs Conv and its two gradients on every
