@@ -117,8 +117,8 @@ type NCCL struct {
 	ncclGetErrorString func(r NCCLResult) string
 	fn                 struct {
 		ncclGetVersion, ncclGetUniqueId, ncclCommInitRank, ncclCommDestroy, ncclCommAbort uintptr
-		ncclCommGetAsyncError                                                            uintptr
-		ncclAllReduce, ncclAllGather, ncclReduceScatter, ncclBroadcast, ncclReduce       uintptr
+		ncclCommGetAsyncError                                                             uintptr
+		ncclAllReduce, ncclAllGather, ncclReduceScatter, ncclBroadcast, ncclReduce        uintptr
 	}
 }
 
