@@ -102,7 +102,7 @@ func loadNCCLLib(l *libs) (*cu.NCCL, error) {
 	if l.nccl == nil {
 		n, err := cu.LoadNCCL()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", exec.ErrUnavailable, err)
+			return nil, fmt.Errorf("%w: %w", exec.ErrUnavailable, err)
 		}
 		l.nccl = n
 	}
@@ -187,17 +187,23 @@ func NewNCCL(ctx context.Context, be *Backend, boot dist.Communicator, opts ...N
 //
 //	NCCL_COMM_ID=node0:29500 LOOM_NCCL_RANK=1 LOOM_NCCL_SIZE=2 ./train
 func NewNCCLFromEnv(be *Backend, opts ...NCCLOption) (*NCCL, error) {
+	return newNCCLFromEnv(be, os.Getenv, opts)
+}
+
+// newNCCLFromEnv reads the rank and size with getenv (tests give each
+// in-process rank its own).
+func newNCCLFromEnv(be *Backend, getenv func(string) string, opts []NCCLOption) (*NCCL, error) {
 	if be == nil {
 		return nil, fmt.Errorf("cuda: NewNCCLFromEnv: a nil Backend")
 	}
 	if os.Getenv("NCCL_COMM_ID") == "" {
 		return nil, fmt.Errorf("cuda: NewNCCLFromEnv: $NCCL_COMM_ID is not set (host:port of rank 0's bootstrap, the same on every rank); or use NewNCCL with an MPI communicator")
 	}
-	rank, err := envInt("LOOM_NCCL_RANK", "OMPI_COMM_WORLD_RANK")
+	rank, err := envInt(getenv, "LOOM_NCCL_RANK", "OMPI_COMM_WORLD_RANK")
 	if err != nil {
 		return nil, fmt.Errorf("cuda: NewNCCLFromEnv: the rank: %w", err)
 	}
-	size, err := envInt("LOOM_NCCL_SIZE", "OMPI_COMM_WORLD_SIZE")
+	size, err := envInt(getenv, "LOOM_NCCL_SIZE", "OMPI_COMM_WORLD_SIZE")
 	if err != nil {
 		return nil, fmt.Errorf("cuda: NewNCCLFromEnv: the number of ranks: %w", err)
 	}
@@ -220,9 +226,9 @@ func NewNCCLFromEnv(be *Backend, opts ...NCCLOption) (*NCCL, error) {
 }
 
 // envInt reads the first of the variables that is set.
-func envInt(names ...string) (int, error) {
+func envInt(getenv func(string) string, names ...string) (int, error) {
 	for _, k := range names {
-		if s := os.Getenv(k); s != "" {
+		if s := getenv(k); s != "" {
 			v, err := strconv.Atoi(s)
 			if err != nil {
 				return 0, fmt.Errorf("$%s=%q is not an integer", k, s)
