@@ -25,6 +25,7 @@ type libs struct {
 	drv   *cu.Driver
 	nvrtc *cu.NVRTC
 	blas  *cu.CUBLAS
+	nccl  *cu.NCCL // loaded by the first NewNCCL (nccl.go)
 }
 
 var (

@@ -95,6 +95,43 @@ type executable struct {
 	ctx   context.Context
 	frame *exec.Frame
 	runFn func() error
+	// watch is the NCCL watchdog of the run in progress, armed by its
+	// first NCCL collective (collective.go) and disarmed after the
+	// stream's synchronisation (a program's own; bodies use their root's).
+	watch *ncclWatch
+}
+
+// root is the program whose body e is (e itself for a program).
+func (e *executable) root() *executable {
+	for e.parent != nil {
+		e = e.parent
+	}
+	return e
+}
+
+// disarm stops the NCCL watchdog of the run after the stream's
+// synchronisation: when it fired, the run's error is (or wraps) the
+// watchdog's.
+func (e *executable) disarm(err error) error {
+	w := e.watch
+	if w == nil {
+		return err
+	}
+	e.watch = nil
+	werr := w.finish(nil)
+	if f := w.fired.Load(); f != nil {
+		if err != nil && errors.Is(err, *f) {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("cuda: running the program on %s: %w (then: %v)", e.be.device.Name, *f, err)
+		}
+		return fmt.Errorf("cuda: running the program on %s: %w", e.be.device.Name, *f)
+	}
+	if err == nil && werr != nil {
+		return fmt.Errorf("cuda: running the program on %s: %w", e.be.device.Name, werr)
+	}
+	return err
 }
 
 // view is a value whose bytes are at off in root's (Plan.View).
@@ -491,7 +528,8 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 		}
 	}
 	// Whatever happens, the stream is drained before returning: nothing
-	// may still write the caller's buffers or the arena.
+	// may still write the caller's buffers or the arena. Then the NCCL
+	// watchdog, if a collective armed it, is disarmed.
 	synced := false
 	defer func() {
 		if !synced {
@@ -499,6 +537,7 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 				err = e.asyncErr(serr)
 			}
 		}
+		err = e.disarm(err)
 	}()
 	for i, v := range p.Inputs {
 		if i < len(f.InputBufs) && f.InputBufs[i] != nil {
@@ -592,6 +631,9 @@ func (e *executable) run(ctx context.Context, f *exec.Frame) (err error) {
 	synced = true
 	if err := d.StreamSynchronize(e.stream); err != nil {
 		return e.asyncErr(err)
+	}
+	if err := e.disarm(nil); err != nil {
+		return err
 	}
 	if err := e.checkStatus(); err != nil {
 		return err

@@ -1,11 +1,11 @@
 // Package cufake builds fake CUDA libraries for testing loom's CUDA backend
 // on machines without a GPU: an emulated driver (libcuda), runtime compiler
 // (libnvrtc), BLAS (libcublas), FFT (libcufft) and dense solver
-// (libcusolver), C shared libraries that export exactly the symbols the
-// backend uses, with the real C ABI, so the backend loads them through
-// LOOM_LIBCUDA, LOOM_LIBNVRTC, LOOM_LIBCUBLAS, LOOM_LIBCUFFT and
-// LOOM_LIBCUSOLVER as it loads the real ones. Everything runs on the host,
-// synchronously.
+// (libcusolver) and collectives (libnccl), C shared libraries that export
+// exactly the symbols the backend uses, with the real C ABI, so the
+// backend loads them through LOOM_LIBCUDA, LOOM_LIBNVRTC, LOOM_LIBCUBLAS,
+// LOOM_LIBCUFFT, LOOM_LIBCUSOLVER and LOOM_LIBNCCL as it loads the real
+// ones. Everything runs on the host, synchronously.
 //
 // Driver. One device, "Loom Emulated GPU": compute capability 9.0, 4
 // multiprocessors, 1024 threads and 48 KiB of shared memory per block,
@@ -62,6 +62,16 @@
 // in double (Jacobi for the eigenproblem and the SVD), with cuSOLVER's
 // argument checks (info = -i) and LAPACK's info > 0 for a minor that is
 // not positive definite or a zero pivot.
+//
+// NCCL (fakenccl.c). The ranks of a communicator are threads of one
+// process (one fake CUDA backend each); a collective runs, in rank order,
+// when the last rank calls it, and the callers block until then. An
+// ncclCommAbort from another thread ends the waits (ncclSystemError for
+// the aborted handle's caller, ncclRemoteError for the other ranks);
+// $LOOM_FAKE_NCCL_TIMEOUT seconds (default 60) is a safety net.
+// ncclGetUniqueId returns the same id to every caller when $NCCL_COMM_ID
+// is set, as NCCL's own bootstrap; an id carries a checksum, which
+// ncclCommInitRank checks (the id is a 128-byte struct passed by value).
 //
 // The device dialect (loom_emu.h): kernels must be extern "C" __global__
 // definitions (or defined after an extern "C" declaration) written out in
@@ -124,17 +134,17 @@ import (
 // cannot be found; tests then skip.
 var ErrNoCompiler = errors.New("no C compiler")
 
-//go:embed csrc/fakecuda.c csrc/fakenvrtc.c csrc/fakecublas.c csrc/fakecufft.c csrc/fakecusolver.c csrc/loom_emu.h
+//go:embed csrc/fakecuda.c csrc/fakenvrtc.c csrc/fakecublas.c csrc/fakecufft.c csrc/fakecusolver.c csrc/fakenccl.c csrc/loom_emu.h
 var sources embed.FS
 
 // Libs holds the absolute paths of the built libraries.
-type Libs struct{ CUDA, NVRTC, CUBLAS, CUFFT, CUSOLVER string }
+type Libs struct{ CUDA, NVRTC, CUBLAS, CUFFT, CUSOLVER, NCCL string }
 
 // Env returns the environment entries that point loom's CUDA backend at the
 // libraries.
 func (l Libs) Env() []string {
 	return []string{"LOOM_LIBCUDA=" + l.CUDA, "LOOM_LIBNVRTC=" + l.NVRTC, "LOOM_LIBCUBLAS=" + l.CUBLAS,
-		"LOOM_LIBCUFFT=" + l.CUFFT, "LOOM_LIBCUSOLVER=" + l.CUSOLVER}
+		"LOOM_LIBCUFFT=" + l.CUFFT, "LOOM_LIBCUSOLVER=" + l.CUSOLVER, "LOOM_LIBNCCL=" + l.NCCL}
 }
 
 // Setenv sets the environment variables of Env, with t.Setenv in tests (which
@@ -145,11 +155,12 @@ func (l Libs) Setenv(t interface{ Setenv(k, v string) }) {
 	t.Setenv("LOOM_LIBCUBLAS", l.CUBLAS)
 	t.Setenv("LOOM_LIBCUFFT", l.CUFFT)
 	t.Setenv("LOOM_LIBCUSOLVER", l.CUSOLVER)
+	t.Setenv("LOOM_LIBNCCL", l.NCCL)
 }
 
-// Build compiles the five libraries into dir (created if needed) with $CC
+// Build compiles the six libraries into dir (created if needed) with $CC
 // (default cc) and -O2 -fPIC -shared, as libcuda.so, libnvrtc.so,
-// libcublas.so, libcufft.so and libcusolver.so; the C sources are written to dir/src. When dir already holds
+// libcublas.so, libcufft.so, libcusolver.so and libnccl.so.2; the C sources are written to dir/src. When dir already holds
 // libraries built from the same sources with the same compiler, they are
 // kept. The error wraps ErrNoCompiler when cc, or the C++ compiler the fake
 // NVRTC will run ($LOOM_FAKE_CXX, default c++), cannot be found.
@@ -182,12 +193,13 @@ func Build(dir string) (Libs, error) {
 		CUBLAS:   filepath.Join(dir, "libcublas.so"),
 		CUFFT:    filepath.Join(dir, "libcufft.so"),
 		CUSOLVER: filepath.Join(dir, "libcusolver.so"),
+		NCCL:     filepath.Join(dir, "libnccl.so.2"),
 	}
 
 	files := map[string][]byte{}
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%q\n", cc)
-	for _, name := range []string{"fakecuda.c", "fakenvrtc.c", "fakecublas.c", "fakecufft.c", "fakecusolver.c", "loom_emu.h"} {
+	for _, name := range []string{"fakecuda.c", "fakenvrtc.c", "fakecublas.c", "fakecufft.c", "fakecusolver.c", "fakenccl.c", "loom_emu.h"} {
 		b, err := sources.ReadFile("csrc/" + name)
 		if err != nil {
 			return Libs{}, err
@@ -199,7 +211,7 @@ func Build(dir string) (Libs, error) {
 	files["loom_emu_h.inc"] = cArray(files["loom_emu.h"])
 	stamp := hex.EncodeToString(sum.Sum(nil))
 	stampFile := filepath.Join(dir, "cufake.stamp")
-	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp && exists(libs.CUDA, libs.NVRTC, libs.CUBLAS, libs.CUFFT, libs.CUSOLVER) {
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp && exists(libs.CUDA, libs.NVRTC, libs.CUBLAS, libs.CUFFT, libs.CUSOLVER, libs.NCCL) {
 		return libs, nil
 	}
 	for name, b := range files {
@@ -219,6 +231,7 @@ func Build(dir string) (Libs, error) {
 		{[]string{"fakecublas.c", "-DLOOM_FAKE_CUBLAS_PART", "fakecusolver.c"}, libs.CUBLAS},
 		{[]string{"fakecufft.c"}, libs.CUFFT},
 		{[]string{"fakecusolver.c"}, libs.CUSOLVER},
+		{[]string{"fakenccl.c"}, libs.NCCL},
 	}
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup

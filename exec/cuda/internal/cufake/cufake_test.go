@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CUFAKE_CHILD") != "" {
 		// A test run by another test in a fresh process: the libraries are
 		// given in the environment.
-		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS"), os.Getenv("LOOM_LIBCUFFT"), os.Getenv("LOOM_LIBCUSOLVER")}
+		libs = Libs{os.Getenv("LOOM_LIBCUDA"), os.Getenv("LOOM_LIBNVRTC"), os.Getenv("LOOM_LIBCUBLAS"), os.Getenv("LOOM_LIBCUFFT"), os.Getenv("LOOM_LIBCUSOLVER"), os.Getenv("LOOM_LIBNCCL")}
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "cufake-test-")
@@ -1399,6 +1399,7 @@ func TestExports(t *testing.T) {
 		{libs.CUBLAS, "cublasCreate_v2 cublasDestroy_v2 cublasSetStream_v2 cublasGetVersion_v2 cublasSgemm_v2 cublasDgemm_v2 cublasSgemmStridedBatched cublasDgemmStridedBatched cublasCgemm_v2 cublasZgemm_v2 cublasCgemmStridedBatched cublasZgemmStridedBatched" + solveBLASExports},
 		{libs.CUFFT, cufftExports},
 		{libs.CUSOLVER, cusolverExports},
+		{libs.NCCL, "ncclGetVersion ncclGetUniqueId ncclCommInitRank ncclCommDestroy ncclCommAbort ncclCommGetAsyncError ncclGetErrorString ncclAllReduce ncclAllGather ncclReduceScatter ncclBroadcast ncclReduce"},
 	} {
 		ef, err := elf.Open(c.path)
 		if err != nil {
@@ -1434,7 +1435,7 @@ func TestBuildReuses(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("Build of built libraries took %v", d)
 	}
-	if env := libs.Env(); len(env) != 5 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
+	if env := libs.Env(); len(env) != 6 || env[0] != "LOOM_LIBCUDA="+libs.CUDA {
 		t.Errorf("Env() = %v", env)
 	}
 }
