@@ -8,4 +8,4 @@ require (
 	gonum.org/v1/gonum v0.17.0
 )
 
-require google.golang.org/protobuf v1.36.12 // indirect
+require google.golang.org/protobuf v1.36.12
