@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/loomgraph/loom/tensor"
 )
@@ -113,3 +115,19 @@ func (Local) Broadcast(ctx context.Context, buf []byte, root int) error {
 }
 
 func (Local) Barrier(ctx context.Context) error { return ctx.Err() }
+
+// ParseTimeout reads a collective timeout as $LOOM_DIST_TIMEOUT gives it:
+// seconds ("90", "0.5") or a Go duration ("5m", "300ms"), positive.
+func ParseTimeout(s string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f <= 0 {
+			return 0, errors.New("not positive")
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = errors.New("not positive")
+	}
+	return d, err
+}

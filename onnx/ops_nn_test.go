@@ -1,7 +1,6 @@
 package onnx
 
 import (
-	"context"
 	"errors"
 	"math"
 	"strings"
@@ -9,8 +8,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/loomgraph/loom/exec"
-	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -95,25 +92,7 @@ func nnRun(t *testing.T, opset int, op string, names []string, feeds map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := cpu.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	p, err := exec.Compile(be, m.Outputs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	f, err := m.Feeds(feeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.Run(context.Background(), f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return run(t, m, feeds)
 }
 
 // nnImportErr imports a one-node model and returns the error.

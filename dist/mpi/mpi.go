@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,7 +134,7 @@ var _ dist.Communicator = (*Comm)(nil)
 func Open(opts ...Option) (*Comm, error) {
 	c := &Comm{timeout: DefaultTimeout, sc: new(scratch)}
 	if s := os.Getenv("LOOM_DIST_TIMEOUT"); s != "" {
-		d, err := parseTimeout(s)
+		d, err := dist.ParseTimeout(s)
 		if err != nil {
 			return nil, fmt.Errorf("mpi: Open: $LOOM_DIST_TIMEOUT=%q: %v (want a duration like 30s or 5m, or seconds)", s, err)
 		}
@@ -224,20 +223,6 @@ func Open(opts ...Option) (*Comm, error) {
 	c.size = int(o.provided)
 	openComms++
 	return c, nil
-}
-
-func parseTimeout(s string) (time.Duration, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f <= 0 {
-			return 0, errors.New("not positive")
-		}
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err == nil && d <= 0 {
-		err = errors.New("not positive")
-	}
-	return d, err
 }
 
 // Version is the MPI library's own description (MPI_Get_library_version).

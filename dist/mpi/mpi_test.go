@@ -533,12 +533,12 @@ func TestLoadErrors(t *testing.T) {
 
 func TestParseTimeout(t *testing.T) {
 	for s, want := range map[string]time.Duration{"30s": 30 * time.Second, "5m": 5 * time.Minute, "2.5": 2500 * time.Millisecond} {
-		if d, err := parseTimeout(s); err != nil || d != want {
+		if d, err := dist.ParseTimeout(s); err != nil || d != want {
 			t.Errorf("%q: %v %v, want %v", s, d, err, want)
 		}
 	}
 	for _, s := range []string{"", "x", "-1", "0s"} {
-		if _, err := parseTimeout(s); err == nil {
+		if _, err := dist.ParseTimeout(s); err == nil {
 			t.Errorf("%q: no error", s)
 		}
 	}

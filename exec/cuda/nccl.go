@@ -112,7 +112,7 @@ func loadNCCLLib(l *libs) (*cu.NCCL, error) {
 func ncclConfigure(opts []NCCLOption) (ncclConfig, error) {
 	cfg := ncclConfig{timeout: DefaultNCCLTimeout}
 	if s := os.Getenv("LOOM_DIST_TIMEOUT"); s != "" {
-		d, err := parseTimeout(s)
+		d, err := dist.ParseTimeout(s)
 		if err != nil {
 			return cfg, fmt.Errorf("$LOOM_DIST_TIMEOUT=%q: %v (want a duration like 30s or 5m, or seconds)", s, err)
 		}
@@ -124,20 +124,6 @@ func ncclConfigure(opts []NCCLOption) (ncclConfig, error) {
 		}
 	}
 	return cfg, nil
-}
-
-func parseTimeout(s string) (time.Duration, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f <= 0 {
-			return 0, errors.New("not positive")
-		}
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err == nil && d <= 0 {
-		err = errors.New("not positive")
-	}
-	return d, err
 }
 
 // NewNCCL creates the NCCL communicator of boot's ranks on be's GPU: rank
