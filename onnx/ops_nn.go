@@ -299,18 +299,25 @@ func (n *onode) filterKernel(w *graph.Node) ([]int, error) {
 
 // ---- Conv, ConvTranspose ----
 
-func convOp(n *onode) ([]*graph.Node, error) {
-	x, w := n.in(0), n.in(1)
+// convOperands checks Conv's and ConvTranspose's X and W and returns
+// them with W's kernel shape.
+func convOperands(n *onode) (x, w *graph.Node, k []int, err error) {
+	x, w = n.in(0), n.in(1)
 	if x == nil || w == nil {
-		return nil, fmt.Errorf("inputs X and W are required")
+		return nil, nil, nil, fmt.Errorf("inputs X and W are required")
 	}
 	if err := spatialOperand(x, "X"); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if w.Rank() != x.Rank() {
-		return nil, fmt.Errorf("X %v and W %v need the same rank", x.Shape(), w.Shape())
+		return nil, nil, nil, fmt.Errorf("X %v and W %v need the same rank", x.Shape(), w.Shape())
 	}
-	k, err := n.filterKernel(w)
+	k, err = n.filterKernel(w)
+	return x, w, k, err
+}
+
+func convOp(n *onode) ([]*graph.Node, error) {
+	x, w, k, err := convOperands(n)
 	if err != nil {
 		return nil, err
 	}
@@ -332,17 +339,7 @@ func convOp(n *onode) ([]*graph.Node, error) {
 // the padding is loom's (both pads >= 0 and output_padding below
 // max(stride, dilation)) loom's ConvTranspose pads directly.
 func convTransposeOp(n *onode) ([]*graph.Node, error) {
-	x, w := n.in(0), n.in(1)
-	if x == nil || w == nil {
-		return nil, fmt.Errorf("inputs X and W are required")
-	}
-	if err := spatialOperand(x, "X"); err != nil {
-		return nil, err
-	}
-	if w.Rank() != x.Rank() {
-		return nil, fmt.Errorf("X %v and W %v need the same rank", x.Shape(), w.Shape())
-	}
-	k, err := n.filterKernel(w)
+	x, w, k, err := convOperands(n)
 	if err != nil {
 		return nil, err
 	}
