@@ -74,6 +74,24 @@ test: vet check-generated
 	$(MAKE) --no-print-directory bench-smoke
 	$(MAKE) --no-print-directory onnx-conformance
 
+# Issue 21: a CNN trained in PyTorch, exported to ONNX (examples/onnx/
+# cnn.onnx, made by examples/onnx/train_torch.py), imported, checked
+# against PyTorch's predictions, fine-tuned one epoch in loom and saved as
+# cnn-finetuned.safetensors here.
+.PHONY: demo-onnx
+demo-onnx:
+	$(GO) -C examples run ./onnx -save "$(CURDIR)/cnn-finetuned.safetensors"
+
+# Issue 21: loom against onnxruntime (npm's onnxruntime-node, its CPU
+# provider, installed with --ignore-scripts: the package ships
+# libonnxruntime), side by side with the same threads: examples/onnx's CNN
+# at batch 1 and 64 and the largest pytorch-converted test models. ARGS
+# are bench/cmd/onnxrt's flags (-threads, -rounds, -filter).
+.PHONY: bench-onnx
+bench-onnx:
+	cd bench/onnxrt && { [ -d node_modules/onnxruntime-node ] || npm ci --ignore-scripts --no-audit --no-fund; }
+	$(GO) -C bench run ./cmd/onnxrt -data $(ONNX_DATA)/pytorch-converted $(ARGS)
+
 # Issue 21: the ONNX backend test data (Debian's libonnx-testdata, ONNX
 # 1.12) through the importer, on the CPU and on the CUDA emulator
 # (exec/cuda/internal/cufake). It fails when a test listed in

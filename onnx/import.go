@@ -54,6 +54,12 @@ type Model struct {
 	ProducerVersion string
 
 	bound []boundInput // inputs bound with Constants
+
+	// For Apply: the decoded graph, the import's settings and the values
+	// of the initialisers and bound inputs (shared by every application).
+	proto  *graphProto
+	cfg    config
+	leaves map[string]*value
 }
 
 type boundInput struct {
@@ -351,26 +357,117 @@ func (im *importer) graphProto(gp *graphProto) error {
 		im.model.Inputs = append(im.model.Inputs, n)
 		im.model.InputNames = append(im.model.InputNames, vi.Name)
 	}
-	for i, np := range g.Nodes {
-		if err := im.node(np, i); err != nil {
-			return err
+	im.model.proto, im.model.cfg = gp, im.cfg
+	im.model.leaves = make(map[string]*value, len(im.vals))
+	for name, v := range im.vals {
+		if v.n.Op() != graph.OpInput {
+			im.model.leaves[name] = v
 		}
 	}
+	outs, err := im.body(gp)
+	if err != nil {
+		return err
+	}
+	im.model.Outputs = outs
+	for _, vi := range g.Outputs {
+		im.model.OutputNames = append(im.model.OutputNames, vi.Name)
+	}
+	return nil
+}
+
+// body imports the nodes of gp, once its leaves (initialisers and inputs)
+// have values, and returns its outputs.
+func (im *importer) body(g *graphProto) ([]*graph.Node, error) {
+	for i, np := range g.Nodes {
+		if err := im.node(np, i); err != nil {
+			return nil, err
+		}
+	}
+	var outs []*graph.Node
 	for _, vi := range g.Outputs {
 		if vi.Type != nil && vi.Type.Kind != "tensor" {
-			return fmt.Errorf("onnx: output %q is a %s; loom imports tensor outputs only: %w", vi.Name, vi.Type.Kind, ErrUnsupported)
+			return nil, fmt.Errorf("onnx: output %q is a %s; loom imports tensor outputs only: %w", vi.Name, vi.Type.Kind, ErrUnsupported)
 		}
 		v, ok := im.vals[vi.Name]
 		if !ok {
-			return fmt.Errorf("onnx: output %q is computed by no node", vi.Name)
+			return nil, fmt.Errorf("onnx: output %q is computed by no node", vi.Name)
 		}
 		if vi.Type != nil && vi.Type.Kind == "tensor" && vi.Type.ElemType != dtUndefined {
 			if dt, err := loomDType(vi.Type.ElemType); err == nil && dt != v.n.DType() {
-				return fmt.Errorf("onnx: output %q is declared %s but computes %s", vi.Name, onnxTypeName(vi.Type.ElemType), v.n.DType())
+				return nil, fmt.Errorf("onnx: output %q is declared %s but computes %s", vi.Name, onnxTypeName(vi.Type.ElemType), v.n.DType())
 			}
 		}
-		im.model.Outputs = append(im.model.Outputs, v.n)
-		im.model.OutputNames = append(im.model.OutputNames, vi.Name)
+		outs = append(outs, v.n)
+	}
+	return outs, nil
+}
+
+// Apply builds the model once more in its Graph, on the given nodes (one
+// per Input, in the order of Inputs), and returns the new outputs in the
+// model's order. The initialisers are shared with the first import, so
+// with the Variables option both copies train the same weights: an
+// evaluation graph at another batch size next to a training graph (compile
+// them with exec.ShareVariables), or the model as a layer of a larger
+// graph. Each node must belong to m.Graph and have its input's element
+// type and rank and every dimension the model fixes; the dimensions the
+// model leaves symbolic take the node's sizes.
+//
+// The inputs are checked before anything is built. A model whose shape
+// arithmetic cannot follow the new sizes (a Reshape to a fixed batch, say)
+// fails with the node's error, which is recorded on the graph as any
+// builder's error is.
+func (m *Model) Apply(inputs ...*graph.Node) ([]*graph.Node, error) {
+	if m == nil || m.proto == nil {
+		return nil, fmt.Errorf("onnx: Apply on a Model that Import did not return")
+	}
+	if err := m.Graph.Err(); err != nil {
+		return nil, fmt.Errorf("onnx: Apply: the graph already failed: %w", err)
+	}
+	if len(inputs) != len(m.Inputs) {
+		return nil, fmt.Errorf("onnx: Apply: the model has %d inputs (%s), given %d nodes", len(m.Inputs), strings.Join(m.InputNames, ", "), len(inputs))
+	}
+	im := &importer{g: m.Graph, cfg: m.cfg, opset: m.Opset, vals: make(map[string]*value, len(m.leaves)+len(m.proto.Nodes)), model: m}
+	for name, v := range m.leaves {
+		im.vals[name] = v
+	}
+	for i, x := range inputs {
+		name, decl := m.InputNames[i], m.Inputs[i]
+		switch {
+		case x == nil:
+			return nil, fmt.Errorf("onnx: Apply: input %q: nil node", name)
+		case x.Graph() != m.Graph:
+			return nil, fmt.Errorf("onnx: Apply: input %q: the node belongs to another graph than the model's", name)
+		case x.Err() != nil:
+			return nil, fmt.Errorf("onnx: Apply: input %q: %w", name, x.Err())
+		case x.DType() != decl.DType():
+			return nil, fmt.Errorf("onnx: Apply: input %q is %s, given %s", name, decl.DType(), x.DType())
+		case x.Shape().Rank() != decl.Shape().Rank():
+			return nil, fmt.Errorf("onnx: Apply: input %q has rank %d %v, given %v", name, decl.Shape().Rank(), decl.Shape(), x.Shape())
+		}
+		if err := m.checkFixedDims(name, x.Shape()); err != nil {
+			return nil, err
+		}
+		im.vals[name] = &value{n: x}
+	}
+	outs, err := im.body(m.proto)
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// checkFixedDims reports an error when shape differs from a dimension the
+// model declares for input name.
+func (m *Model) checkFixedDims(name string, shape tensor.Shape) error {
+	for _, vi := range m.proto.Inputs {
+		if vi.Name != name || vi.Type == nil || !vi.Type.HasShape {
+			continue
+		}
+		for i, d := range vi.Type.Shape {
+			if d.HasValue && d.Value > 0 && i < shape.Rank() && int64(shape[i]) != d.Value {
+				return fmt.Errorf("onnx: Apply: input %q: dimension %d is %d in the model, given %v", name, i, d.Value, shape)
+			}
+		}
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
+	"github.com/loomgraph/loom/graph"
+	"github.com/loomgraph/loom/ops"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -154,6 +156,85 @@ func TestImportVariablesTrainable(t *testing.T) {
 	}
 	if s := m.Variables["W"].Shape(); !s.Equal(tensor.Shape{3}) {
 		t.Fatalf("W is %v", s)
+	}
+}
+
+// TestApply builds the hand-built model a second time at another batch
+// size on the same Variables: an update made by one program is seen by the
+// other (exec.ShareVariables), and the inputs are checked before anything
+// is built.
+func TestApply(t *testing.T) {
+	m, err := ImportBytes(mlpModel(), InputShape("x", 1, 3), Variables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Graph
+	x2 := g.Input("x2", tensor.Float32, 2, 3)
+	outs, err := m.Apply(x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 || !outs[0].Shape().Equal(tensor.Shape{2, 3}) || len(m.Variables) != 2 {
+		t.Fatalf("Apply: outputs %v, %d Variables", outs, len(m.Variables))
+	}
+	be, err := cpu.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	// Program a sets b to b+1; program b runs the second copy on its
+	// storage.
+	b := m.Variables["b"]
+	pa, err := exec.Compile(be, m.Outputs, exec.Update(b, ops.Add(b, ops.Scalar(b, 1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pa.Close()
+	pb2, err := exec.Compile(be, outs, exec.ShareVariables(pa))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pb2.Close()
+	ctx := context.Background()
+	x1, _ := tensor.New([]float32{0, 0, 0}, 1, 3)
+	if _, err := pa.Run(ctx, exec.Feeds{m.Inputs[0]: x1}); err != nil {
+		t.Fatal(err)
+	}
+	xv, _ := tensor.New([]float32{1, 2, -1, 0.5, 0, 3}, 2, 3)
+	out, err := pb2.Run(ctx, exec.Feeds{x2: xv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := tensor.Values[float32](out[0])
+	// By hand, as TestImportHandBuiltModel with b+1 = [1.25, 1, 0]:
+	// [1,-2,-2]+b = [2.25,-1,-2] -> [2.25,0,0]; [0.5,0,6]+b = [1.75,1,6].
+	want := []float32{2.25, 0, 0, 1.75, 1, 6}
+	for i := range want {
+		if y[i] != want[i] {
+			t.Fatalf("y = %v, want %v", y, want)
+		}
+	}
+
+	// Bad inputs: refused before anything is built, the graph stays usable.
+	other := tensor.Zeros(tensor.Float32, 2, 3)
+	for _, c := range []struct {
+		in   *graph.Node
+		want string
+	}{
+		{g.Input("xi", tensor.Int32, 2, 3), "is float32, given int32"},
+		{g.Input("xr", tensor.Float32, 6), "rank 2"},
+		{g.Input("xd", tensor.Float32, 2, 4), "dimension 1 is 3"},
+		{graph.New().Const(other), "another graph"},
+	} {
+		if _, err := m.Apply(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Apply(%v): %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+	if _, err := m.Apply(); err == nil || !strings.Contains(err.Error(), "1 inputs (x), given 0") {
+		t.Errorf("Apply(): %v", err)
+	}
+	if err := g.Err(); err != nil {
+		t.Fatalf("a refused Apply broke the graph: %v", err)
 	}
 }
 
