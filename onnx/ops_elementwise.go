@@ -11,7 +11,9 @@ import (
 
 // The elementwise operators. Binary operators broadcast multidirectionally
 // as NumPy (ONNX "Broadcasting in ONNX", docs/Broadcasting.md), which is
-// loom's rule; opset < 7's "broadcast"/"axis" attributes are refused.
+// loom's rule; before opset 7 they broadcast only B to A's shape, when the
+// "broadcast" attribute is 1, with "axis" placing B's dimensions within A's
+// (legacyBroadcast).
 
 func unary(f func(x *graph.Node) *graph.Node) opDef {
 	return opDef{fn: func(n *onode) ([]*graph.Node, error) {
@@ -38,7 +40,7 @@ func unaryA(attrs []string, f func(n *onode, x *graph.Node) (*graph.Node, error)
 }
 
 func binaryOp(f func(a, b *graph.Node) *graph.Node) opDef {
-	return opDef{fn: func(n *onode) ([]*graph.Node, error) {
+	return opDef{attrs: legacyBroadcastAttrs, fn: func(n *onode) ([]*graph.Node, error) {
 		a, err := n.need(0)
 		if err != nil {
 			return nil, err
@@ -50,8 +52,67 @@ func binaryOp(f func(a, b *graph.Node) *graph.Node) opDef {
 		if a.DType() != b.DType() {
 			return nil, fmt.Errorf("operands are %s and %s: ONNX requires one type", a.DType(), b.DType())
 		}
+		if b, err = legacyBroadcast(n, a, b); err != nil {
+			return nil, err
+		}
 		return []*graph.Node{f(a, b)}, nil
 	}}
+}
+
+// legacyBroadcastAttrs are the binary operators' attributes before opset 7
+// (consumed_inputs, opset 1's in-place hint, changes no value).
+var legacyBroadcastAttrs = []string{"broadcast", "axis", "consumed_inputs"}
+
+// legacyBroadcast applies the binary operators' broadcasting before opset 7
+// (Operators.md's Add-1 and Add-6, and the same for the others): without
+// "broadcast" (or 0) A and B have one shape; with broadcast 1, B's shape
+// is a contiguous run of A's dimensions (each equal, or 1) starting at
+// "axis" (default: aligned at the end, so a scalar or a 1-element B is a
+// scalar), and B is reshaped so that NumPy broadcasting gives A's shape.
+// From opset 7 on, the attributes do not exist and B is returned as it is.
+func legacyBroadcast(n *onode, a, b *graph.Node) (*graph.Node, error) {
+	if n.opset() >= 7 {
+		for _, at := range legacyBroadcastAttrs {
+			if n.hasAttr(at) {
+				return nil, fmt.Errorf("%w: attribute %q (removed in opset 7)", ErrUnsupported, at)
+			}
+		}
+		return b, nil
+	}
+	as, bs := a.Shape(), b.Shape()
+	if n.attrInt("broadcast", 0) == 0 {
+		if n.hasAttr("axis") {
+			return nil, fmt.Errorf("attribute axis without broadcast=1")
+		}
+		if !as.Equal(bs) {
+			return nil, fmt.Errorf("shapes %v and %v differ and broadcast is 0 (opset %d broadcasts only with broadcast=1)", as, bs, n.opset())
+		}
+		return b, nil
+	}
+	if bs.Size() == 1 {
+		return ops.Reshape(b), nil // a scalar
+	}
+	axis := as.Rank() - bs.Rank()
+	if n.hasAttr("axis") {
+		var err error
+		if axis, err = n.axis(n.attrInt("axis", 0), as.Rank()); err != nil {
+			return nil, err
+		}
+	}
+	if axis < 0 || axis+bs.Rank() > as.Rank() {
+		return nil, fmt.Errorf("B %v does not fit A %v at axis %d", bs, as, axis)
+	}
+	shape := make([]int, as.Rank())
+	for i := range shape {
+		shape[i] = 1
+		if j := i - axis; j >= 0 && j < bs.Rank() {
+			if bs[j] != as[i] && bs[j] != 1 {
+				return nil, fmt.Errorf("B %v does not broadcast to A %v at axis %d (dimension %d is %d, A's %d)", bs, as, axis, j, bs[j], as[i])
+			}
+			shape[i] = bs[j]
+		}
+	}
+	return ops.Reshape(b, shape...), nil
 }
 
 // variadic folds f over every input (Sum, Max, Min, Mean).
@@ -114,13 +175,16 @@ func init() {
 	reg("Mean", variadic(ops.Add, true))
 	reg("Max", variadic(ops.Maximum, false))
 	reg("Min", variadic(ops.Minimum, false))
-	reg("Pow", opDef{fn: func(n *onode) ([]*graph.Node, error) {
+	reg("Pow", opDef{attrs: legacyBroadcastAttrs, fn: func(n *onode) ([]*graph.Node, error) {
 		a, err := n.need(0)
 		if err != nil {
 			return nil, err
 		}
 		b, err := n.need(1)
 		if err != nil {
+			return nil, err
+		}
+		if b, err = legacyBroadcast(n, a, b); err != nil {
 			return nil, err
 		}
 		// Pow-12 lets the exponent's type differ: the result has the base's.

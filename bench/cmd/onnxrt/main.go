@@ -42,6 +42,7 @@ import (
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/onnx"
+	"github.com/loomgraph/loom/profile"
 	"github.com/loomgraph/loom/tensor"
 )
 
@@ -59,6 +60,7 @@ type config struct {
 	harness string // directory of ort_bench.js and its node_modules
 	node    string
 	filter  string
+	profile bool // print loom's per-kernel summary of one run of each case
 	log     io.Writer
 }
 
@@ -92,6 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.harness, "harness", "onnxrt", "directory of ort_bench.js with onnxruntime-node installed (npm ci --ignore-scripts)")
 	fs.StringVar(&c.node, "node", "node", "the node executable")
 	fs.StringVar(&c.filter, "filter", "", "run only the cases whose names contain this")
+	fs.BoolVar(&c.profile, "profile", false, "print loom's per-kernel profile summary of one run of each case (on stderr)")
 	quiet := fs.Bool("q", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -272,6 +275,16 @@ func measure(c config, ort *ortProc, bc benchCase, tmp string) *result {
 	loomRun := func() error { return p.RunInto(ctx, feeds, out) }
 	if err := loomRun(); err != nil {
 		return fail(err)
+	}
+	if c.profile {
+		rec := profile.New()
+		for i := 0; i < 10; i++ {
+			if err := p.RunInto(profile.NewContext(ctx, rec), feeds, out); err != nil {
+				return fail(err)
+			}
+		}
+		fmt.Fprintf(c.log, "loom, %s, 10 runs:\n", bc.name)
+		rec.WriteSummary(c.log)
 	}
 
 	// onnxruntime: the same values, from raw files.
