@@ -46,7 +46,7 @@ func TestMaxPool2x2Rows(t *testing.T) {
 				for i := range dx {
 					dx[i] = 99 // every element must be written
 				}
-				maxPlane(p, x, y, float32(math.Inf(-1)))
+				maxRows(p, x, y, float32(math.Inf(-1)), 0, p.outRows(), 0, p.out[2])
 				maxGradPlane(p, x, g, dx)
 				wantDx := make([]float32, h*w)
 				for oh := range p.out[1] {

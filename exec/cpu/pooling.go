@@ -11,10 +11,11 @@ import (
 )
 
 // The pooling ops (ops/pool.go): MaxPool, MaxPoolGrad, MaxPoolSelect,
-// AvgPool and AvgPoolGrad. Each kernel runs over the N*C planes in
-// parallel, one plane at a time, so every result element has one writer
-// and the gradients' sums add in the windows' row-major order whatever the
-// thread count. The spatial dims are padded to three (leading dims of
+// AvgPool and AvgPoolGrad. The forward kernels run over the output rows
+// of all N*C planes in parallel (so a single large plane uses every
+// thread), the gradients over the planes, one plane at a time; every
+// result element has one writer and the gradients' sums add in the
+// windows' row-major order whatever the thread count. The spatial dims are padded to three (leading dims of
 // length 1), and the in-bounds taps of every window are precomputed per
 // dim at prepare time, so the loops test no bounds. MaxPool and its
 // gradients with a 2x2 kernel, stride 2, no padding or dilation (a CNN's
@@ -117,34 +118,36 @@ func preparePool(n *graph.Node) (*kernel, error) {
 // maxPoolKernel is MaxPool in the integer dtypes: low is the result of a
 // window without input taps (the dtype's minimum).
 func maxPoolKernel[T elem](p *poolPlan, low T) *kernel {
-	return planeKernel(p, func(a *args, i int) {
+	return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
 		x, y := as[T](a.In(0)), as[T](a.Out())
-		maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], low)
+		maxRows(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], low, r0, r1, c0, c1)
 	})
 }
 
 func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
-	var plane func(a *args, i int)
 	switch op {
 	case ops.OpMaxPool:
-		plane = func(a *args, i int) {
+		return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
 			x, y := as[T](a.In(0)), as[T](a.Out())
-			maxPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], T(math.Inf(-1)))
-		}
+			maxRows(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], T(math.Inf(-1)), r0, r1, c0, c1)
+		})
+	case ops.OpMaxPoolSelect:
+		return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
+			x, h, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
+			maxSelectRows(p, x[i*p.inPlane:(i+1)*p.inPlane], h[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], r0, r1, c0, c1)
+		})
+	case ops.OpAvgPool:
+		return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
+			x, y := as[T](a.In(0)), as[T](a.Out())
+			avgRows(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], r0, r1, c0, c1)
+		})
+	}
+	var plane func(a *args, i int)
+	switch op {
 	case ops.OpMaxPoolGrad:
 		plane = func(a *args, i int) {
 			x, g, dx := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
 			maxGradPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], g[i*p.outPlane:(i+1)*p.outPlane], dx[i*p.inPlane:(i+1)*p.inPlane])
-		}
-	case ops.OpMaxPoolSelect:
-		plane = func(a *args, i int) {
-			x, h, y := as[T](a.In(0)), as[T](a.In(1)), as[T](a.Out())
-			maxSelectPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], h[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
-		}
-	case ops.OpAvgPool:
-		plane = func(a *args, i int) {
-			x, y := as[T](a.In(0)), as[T](a.Out())
-			avgPlane(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane])
 		}
 	case ops.OpAvgPoolGrad:
 		plane = func(a *args, i int) {
@@ -167,6 +170,53 @@ func planeKernel(p *poolPlan, plane func(a *args, i int)) *kernel {
 			}
 		})
 		return func() { l.Run(p.planes, grain, step) }
+	}}
+}
+
+// outRows is the output rows of a plane: (od, oh) pairs, each out[2]
+// results.
+func (p *poolPlan) outRows() int { return p.out[0] * p.out[1] }
+
+// minPoolItems is how many items rowsKernel makes at least, where the
+// planes' rows are fewer (a 1-D signal is one row): rows are then cut
+// into column blocks.
+const minPoolItems = 64
+
+// rowsKernel runs rows over the output rows of all planes in parallel,
+// each row cut into cb blocks of bw columns (cb is 1 unless the planes
+// have fewer than minPoolItems rows in all; the 2x2 fast path keeps whole
+// rows). A part's items reach rows as calls on one plane: a range of whole
+// rows, or a range of columns of one row. The work of an item is its
+// share of the plane's input and output.
+func rowsKernel(p *poolPlan, rows func(a *args, i, r0, r1, c0, c1 int)) *kernel {
+	R, OW := p.outRows(), p.out[2]
+	cb := 1
+	if n := p.planes * R; n < minPoolItems && !p.fast2x2 {
+		cb = min(OW, (minPoolItems+n-1)/n)
+	}
+	bw := (OW + cb - 1) / cb
+	cb = (OW + bw - 1) / bw
+	U := R * cb // items per plane
+	per := max(1, (p.inPlane+p.outPlane)/U)
+	grain := max(1, grainElems/per)
+	step := max(1, checkElems/per)
+	return &kernel{bind: func(a *args) func() {
+		l := a.Loop(func(lo, hi, _ int) {
+			for k := lo; k < hi; {
+				i, u := k/U, k%U
+				if cb == 1 {
+					r1 := min(R, u+hi-k)
+					rows(a, i, u, r1, 0, OW)
+					k += r1 - u
+					continue
+				}
+				r, b := u/cb, u%cb
+				b1 := min(cb, b+hi-k)
+				rows(a, i, r, r+1, b*bw, min(OW, b1*bw))
+				k += b1 - b
+			}
+		})
+		return func() { l.Run(p.planes*U, grain, step) }
 	}}
 }
 
@@ -244,26 +294,33 @@ func max4[T elem](a, b, c, d T) (int, T) {
 	return k, [4]T{a, b, c, d}[k]
 }
 
-func maxPlane[T elem](p *poolPlan, x, y []T, low T) {
+// maxRows writes columns [c0, c1) of output rows [r0, r1) of one plane of
+// MaxPool (row r is (od, oh) = (r / out[1], r mod out[1])); the 2x2 fast
+// path writes whole rows (rowsKernel gives it no others).
+func maxRows[T elem](p *poolPlan, x, y []T, low T, r0, r1, c0, c1 int) {
+	O1, OW := p.out[1], p.out[2]
 	if p.fast2x2 {
-		W, OW := p.in[2], p.out[2]
-		for od := range p.out[0] {
-			xd, yd := x[od*p.in[1]*W:(od+1)*p.in[1]*W], y[od*p.out[1]*OW:(od+1)*p.out[1]*OW]
-			for r := 0; r < p.out[1]; r++ {
+		W := p.in[2]
+		for r := r0; r < r1; {
+			od := r / O1
+			end := min(r1, (od+1)*O1) // this depth slice's rows
+			xd, yd := x[od*p.in[1]*W:(od+1)*p.in[1]*W], y[od*O1*OW:(od+1)*O1*OW]
+			hEnd := end - od*O1
+			for h := r - od*O1; h < hEnd; h++ {
 				if x32, ok := any(xd).([]float32); ok && pool2x2Asm() {
-					// row pairs r.. in assembly, up to one with a NaN
+					// row pairs h.. in assembly, up to one with a NaN
 					y32 := any(yd).([]float32)
-					_ = x32[(p.out[1]-1)*2*W+W+2*OW-1]
-					_ = y32[p.out[1]*OW-1]
-					if r += maxRows2x2(&y32[r*OW], &x32[r*2*W], p.out[1]-r, W, OW); r == p.out[1] {
+					_ = x32[(hEnd-1)*2*W+W+2*OW-1]
+					_ = y32[hEnd*OW-1]
+					if h += maxRows2x2(&y32[h*OW], &x32[h*2*W], hEnd-h, W, OW); h == hEnd {
 						break
 					}
 				}
-				r0 := xd[r*2*W:]
-				r0, r1 := r0[:2*OW], r0[W:W+2*OW]
-				yr := yd[r*OW : (r+1)*OW]
+				x0 := xd[h*2*W:]
+				x0, x1 := x0[:2*OW], x0[W:W+2*OW]
+				yr := yd[h*OW : (h+1)*OW]
 				for ow := range yr {
-					a, b, c, d := r0[2*ow], r0[2*ow+1], r1[2*ow], r1[2*ow+1]
+					a, b, c, d := x0[2*ow], x0[2*ow+1], x1[2*ow], x1[2*ow+1]
 					m := max(max(a, b), max(c, d))
 					if m == 0 {
 						// the sign of a zero maximum is the first zero's (PyTorch
@@ -274,16 +331,15 @@ func maxPlane[T elem](p *poolPlan, x, y []T, low T) {
 					yr[ow] = m
 				}
 			}
+			r = end
 		}
 		return
 	}
-	w := 0
-	for od := range p.out[0] {
-		for oh := range p.out[1] {
-			for ow := range p.out[2] {
-				_, y[w] = argMax(p, x, od, oh, ow, low)
-				w++
-			}
+	for r := r0; r < r1; r++ {
+		od, oh := r/O1, r%O1
+		yr := y[r*OW : (r+1)*OW]
+		for ow := c0; ow < c1; ow++ {
+			_, yr[ow] = argMax(p, x, od, oh, ow, low)
 		}
 	}
 }
@@ -342,32 +398,34 @@ func maxGradPlane[T float](p *poolPlan, x, g, dx []T) {
 	}
 }
 
-func maxSelectPlane[T float](p *poolPlan, x, h, y []T) {
-	w := 0
-	for od := range p.out[0] {
-		for oh := range p.out[1] {
-			for ow := range p.out[2] {
-				var v T
-				if at, _ := argMax(p, x, od, oh, ow, T(math.Inf(-1))); at >= 0 {
-					v = h[at]
-				}
-				y[w] = v
-				w++
+// maxSelectRows writes columns [c0, c1) of output rows [r0, r1) of one
+// plane of MaxPoolSelect.
+func maxSelectRows[T float](p *poolPlan, x, h, y []T, r0, r1, c0, c1 int) {
+	O1, OW := p.out[1], p.out[2]
+	for r := r0; r < r1; r++ {
+		od, oh := r/O1, r%O1
+		yr := y[r*OW : (r+1)*OW]
+		for ow := c0; ow < c1; ow++ {
+			var v T
+			if at, _ := argMax(p, x, od, oh, ow, T(math.Inf(-1))); at >= 0 {
+				v = h[at]
 			}
+			yr[ow] = v
 		}
 	}
 }
 
-func avgPlane[T float](p *poolPlan, x, y []T) {
-	w := 0
-	for od := range p.out[0] {
-		for oh := range p.out[1] {
-			for ow := range p.out[2] {
-				var s float64
-				p.window(od, oh, ow, func(pos int) { s += float64(x[pos]) })
-				y[w] = T(s / (p.div[0][od] * p.div[1][oh] * p.div[2][ow]))
-				w++
-			}
+// avgRows writes columns [c0, c1) of output rows [r0, r1) of one plane
+// of AvgPool.
+func avgRows[T float](p *poolPlan, x, y []T, r0, r1, c0, c1 int) {
+	O1, OW := p.out[1], p.out[2]
+	for r := r0; r < r1; r++ {
+		od, oh := r/O1, r%O1
+		yr := y[r*OW : (r+1)*OW]
+		for ow := c0; ow < c1; ow++ {
+			var s float64
+			p.window(od, oh, ow, func(pos int) { s += float64(x[pos]) })
+			yr[ow] = T(s / (p.div[0][od] * p.div[1][oh] * p.div[2][ow]))
 		}
 	}
 }

@@ -60,8 +60,9 @@ type config struct {
 	harness string // directory of ort_bench.js and its node_modules
 	node    string
 	filter  string
-	profile bool // print loom's per-kernel summary of one run of each case
-	log     io.Writer
+	profile bool      // print loom's per-kernel summary of one run of each case
+	log     io.Writer // progress (io.Discard with -q)
+	stderr  io.Writer // the profiles
 }
 
 // a case is one model with its input values.
@@ -103,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "onnxrt: bad arguments (see -h)")
 		return 2
 	}
-	c.log = stderr
+	c.log, c.stderr = stderr, stderr
 	if *quiet {
 		c.log = io.Discard
 	}
@@ -283,8 +284,8 @@ func measure(c config, ort *ortProc, bc benchCase, tmp string) *result {
 				return fail(err)
 			}
 		}
-		fmt.Fprintf(c.log, "loom, %s, 10 runs:\n", bc.name)
-		rec.WriteSummary(c.log)
+		fmt.Fprintf(c.stderr, "loom, %s, 10 runs:\n", bc.name)
+		rec.WriteSummary(c.stderr)
 	}
 
 	// onnxruntime: the same values, from raw files.
