@@ -206,30 +206,39 @@ func (t *Torch) Version() string { return t.version }
 func (t *Torch) call(req map[string]any, v any) (json.RawMessage, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return Exchange("torch", t.stdin, t.stdout, req, v)
+}
+
+// Exchange is one request of a line protocol (a peer's script driven over
+// its stdin and stdout: torch_bench.py, bench/onnxrt/ort_bench.js): req as
+// one JSON line to w, one JSON line back from r, which must say "ok":
+// true (else its "error" is the error, prefixed by who and the request's
+// cmd). The reply is decoded into v when v is not nil, and returned raw.
+func Exchange(who string, w io.Writer, r *bufio.Reader, req map[string]any, v any) (json.RawMessage, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.stdin.Write(append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("torch: write: %w", err)
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("%s: write: %w", who, err)
 	}
-	line, err := t.stdout.ReadBytes('\n')
+	line, err := r.ReadBytes('\n')
 	if err != nil {
-		return nil, fmt.Errorf("torch: read reply to %s: %w", req["cmd"], err)
+		return nil, fmt.Errorf("%s: read reply to %s: %w", who, req["cmd"], err)
 	}
 	var st struct {
 		OK    bool
 		Error string
 	}
 	if err := json.Unmarshal(line, &st); err != nil {
-		return nil, fmt.Errorf("torch: bad reply %.200q: %w", line, err)
+		return nil, fmt.Errorf("%s: bad reply %.200q: %w", who, line, err)
 	}
 	if !st.OK {
-		return nil, fmt.Errorf("torch: %s: %s", req["cmd"], st.Error)
+		return nil, fmt.Errorf("%s: %s: %s", who, req["cmd"], st.Error)
 	}
 	if v != nil {
 		if err := json.Unmarshal(line, v); err != nil {
-			return nil, fmt.Errorf("torch: bad reply %.200q: %w", line, err)
+			return nil, fmt.Errorf("%s: bad reply %.200q: %w", who, line, err)
 		}
 	}
 	return line, nil

@@ -159,13 +159,7 @@ func train(w io.Writer, c config) (*result, error) {
 
 	// Evaluation: the same model on a larger batch with the running
 	// statistics, on the same Variables.
-	evalBatch := 1
-	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
-		if testSet.N%b == 0 {
-			evalBatch = b
-			break
-		}
-	}
+	evalBatch := testSet.EvalBatch()
 	m.SetTraining(false)
 	xe := g.Input("x_eval", tensor.Float32, evalBatch, 1, side, side)
 	predict := ops.ArgMax(logits(m, xe, c.channels), 1)

@@ -212,13 +212,7 @@ func train(w io.Writer, c config) (*result, error) {
 		return nil, err
 	}
 	// Evaluation: the same model on a larger batch, sharing the weights.
-	evalBatch := 1
-	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
-		if testSet.N%b == 0 {
-			evalBatch = b
-			break
-		}
-	}
+	evalBatch := testSet.EvalBatch()
 	xe := g.Input("x_eval", tensor.Float32, evalBatch, mnist.Pixels)
 	m.SetTraining(false)
 	predict := ops.ArgMax(logits(m, xe, c.hidden), 1)

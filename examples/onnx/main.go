@@ -165,13 +165,7 @@ func run(w io.Writer, c config) (*result, error) {
 
 	// Evaluation: the model applied again at a larger batch, on the same
 	// Variables.
-	evalBatch := 1
-	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
-		if testSet.N%b == 0 {
-			evalBatch = b
-			break
-		}
-	}
+	evalBatch := testSet.EvalBatch()
 	xe := g.Input("image_eval", tensor.Float32, evalBatch, 1, side, side)
 	eouts, err := m.Apply(xe)
 	if err != nil {

@@ -24,7 +24,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +38,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/loomgraph/loom/bench"
 	"github.com/loomgraph/loom/exec"
 	"github.com/loomgraph/loom/exec/cpu"
 	"github.com/loomgraph/loom/onnx"
@@ -437,25 +437,9 @@ func startORT(c config) (*ortProc, error) {
 }
 
 func (p *ortProc) call(req map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := p.in.Write(append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("ort_bench.js: %w", err)
-	}
-	line, err := p.out.ReadBytes('\n')
-	if err != nil {
-		return nil, fmt.Errorf("ort_bench.js: %w", err)
-	}
 	var ans map[string]any
-	if err := json.Unmarshal(line, &ans); err != nil {
-		return nil, fmt.Errorf("ort_bench.js: %q: %w", line, err)
-	}
-	if ok, _ := ans["ok"].(bool); !ok {
-		return nil, fmt.Errorf("onnxruntime: %v", ans["error"])
-	}
-	return ans, nil
+	_, err := bench.Exchange("onnxruntime", p.in, p.out, req, &ans)
+	return ans, err
 }
 
 func (p *ortProc) close() {

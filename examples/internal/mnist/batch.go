@@ -19,3 +19,15 @@ func (d *Dataset) Batch(idx []int, x []float32, y []int32) {
 		y[i] = int32(d.Y[j])
 	}
 }
+
+// EvalBatch is the evaluation batch size for d: the largest of 1000, 500,
+// 250, 100, 50 and 10 that divides d.N (so every example is evaluated),
+// else 1.
+func (d *Dataset) EvalBatch() int {
+	for _, b := range []int{1000, 500, 250, 100, 50, 10} {
+		if d.N%b == 0 {
+			return b
+		}
+	}
+	return 1
+}

@@ -51,3 +51,12 @@ func TestBatch(t *testing.T) {
 		t.Errorf("Head(2) = %d examples, %d pixels; Head(0), Head(5) must be d", h.N, len(h.X))
 	}
 }
+
+func TestEvalBatch(t *testing.T) {
+	// By hand: the largest of 1000, 500, 250, 100, 50, 10 dividing N.
+	for n, want := range map[int]int{10000: 1000, 1500: 500, 750: 250, 300: 100, 150: 50, 70: 10, 7: 1} {
+		if got := (&Dataset{N: n}).EvalBatch(); got != want {
+			t.Errorf("N=%d: EvalBatch %d, want %d", n, got, want)
+		}
+	}
+}
