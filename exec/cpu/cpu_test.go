@@ -18,14 +18,14 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceSampled checks exectest's sampling (the CUDA emulator's
-// "opt" mode runs a fifth of the cases and those that bring an op or
+// "opt" mode runs an eighth of the cases and those that bring an op or
 // dtype the others lack): the cases it keeps still cover
 // every op in every dtype, which the suite's coverage check asserts.
 func TestConformanceSampled(t *testing.T) {
 	if raceEnabled {
 		t.Skip("TestConformance covers the kernels under the race detector")
 	}
-	exectest.RunSampled(t, func() (exec.Backend, error) { return cpu.New() }, exectest.Sampling{Mode: "opt", Every: 5})
+	exectest.RunSampled(t, func() (exec.Backend, error) { return cpu.New() }, exectest.Sampling{Mode: "opt", Every: 8})
 }
 
 // TestEveryOpHasAKernel fails when an op of the table has no CPU kernel.
