@@ -47,6 +47,7 @@ func init() {
 	reg("ConvTranspose", opDef{attrs: []string{"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"}, fn: convTransposeOp})
 	reg("MaxPool", opDef{attrs: []string{"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}, fn: maxPoolOp})
 	reg("AveragePool", opDef{attrs: []string{"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"}, fn: avgPoolOp})
+	reg("MaxUnpool", opDef{attrs: []string{"kernel_shape", "pads", "strides"}, fn: maxUnpoolOp})
 	reg("LpPool", opDef{attrs: []string{"auto_pad", "kernel_shape", "p", "pads", "strides"}, fn: lpPoolOp})
 	reg("Flatten", opDef{attrs: []string{"axis"}, storageOK: true, fn: flattenOp})
 	reg("DepthToSpace", opDef{attrs: []string{"blocksize", "mode"}, storageOK: true, fn: depthToSpaceOp})
@@ -471,6 +472,57 @@ func (n *onode) poolWindow(x *graph.Node, dilated bool) (window, error) {
 		return window{}, fmt.Errorf("kernel_shape %v has %d values for X %v with %d spatial dims", k, len(k), x.Shape(), x.Rank()-2)
 	}
 	return n.window(x.Shape()[2:], k, dilated)
+}
+
+// maxUnpoolOp is MaxUnpool (Operators.md#MaxUnpool): zeros of the
+// default output shape ((in-1)·stride - pads + kernel per spatial dim)
+// with X's values at the linear indices I (MaxPool's second output:
+// row-major positions in the whole tensor, N and C included), a Scatter
+// over the flattened output. A larger output_shape pads the result with
+// zeros after each spatial dim, the indices keeping their positions in
+// the default shape (as the spec's reference implementation and test).
+func maxUnpoolOp(n *onode) ([]*graph.Node, error) {
+	x, idx := n.in(0), n.in(1)
+	if x == nil || idx == nil {
+		return nil, fmt.Errorf("inputs X and I are required")
+	}
+	if !idx.Shape().Equal(x.Shape()) || !idx.DType().IsInt() {
+		return nil, fmt.Errorf("I %v (%s) must be integers of X's shape %v", idx.Shape(), idx.DType(), x.Shape())
+	}
+	w, err := n.poolWindow(x, false)
+	if err != nil {
+		return nil, err
+	}
+	def := append([]int(nil), x.Shape()[:2]...)
+	size := def[0] * def[1]
+	for i, d := range x.Shape()[2:] {
+		o := (d-1)*w.strides[i] - w.lo[i] - w.hi[i] + w.kernel[i]
+		if o < 1 {
+			return nil, fmt.Errorf("the output of X %v with kernel %v, strides %v and pads %v/%v would be empty", x.Shape(), w.kernel, w.strides, w.lo, w.hi)
+		}
+		def = append(def, o)
+		size *= o
+	}
+	flat := ops.Scatter(ops.Full(n.g(), x.DType(), 0, size), normIndices(ops.Reshape(idx, -1), size), ops.Reshape(x, -1), 0)
+	y := ops.Reshape(flat, def...)
+	if !n.has(2) {
+		return one(y)
+	}
+	shape, err := n.ints(2)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != x.Rank() || shape[0] != def[0] || shape[1] != def[1] {
+		return nil, fmt.Errorf("output_shape %v must be [%d %d ...] with %d dims", shape, def[0], def[1], x.Rank())
+	}
+	pads := make([]ops.PadWidth, len(shape))
+	for i := 2; i < len(shape); i++ {
+		if shape[i] < def[i] {
+			return nil, fmt.Errorf("output_shape %v is smaller than the default %v", shape, def)
+		}
+		pads[i].High = shape[i] - def[i]
+	}
+	return one(ops.Pad(y, pads...))
 }
 
 // ceilMode reads ceil_mode (opset 10 on).

@@ -303,3 +303,26 @@ func TestNNRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxUnpoolErrors: MaxUnpool's operands are checked (the backend test
+// data cover its values).
+func TestMaxUnpoolErrors(t *testing.T) {
+	x := tensor.Zeros(tensor.Float32, 1, 1, 2, 2)
+	i4 := tensor.Zeros(tensor.Int64, 1, 1, 2, 2)
+	i3 := tensor.Zeros(tensor.Int64, 1, 1, 3)
+	k := []*attrProto{isattr("kernel_shape", 2, 2), isattr("strides", 2, 2)}
+	small, _ := tensor.New([]int64{1, 1, 3, 3}, 4)
+	other, _ := tensor.New([]int64{1, 2, 4, 4}, 4)
+	for _, c := range []struct {
+		ins  []tin
+		want string
+	}{
+		{[]tin{{"x", x, true}, {"i", i3, true}}, "must be integers of X's shape"},
+		{[]tin{{"x", x, true}, {"i", i4, true}, {"s", small, false}}, "smaller than the default [1 1 4 4]"},
+		{[]tin{{"x", x, true}, {"i", i4, true}, {"s", other, false}}, "must be [1 1 ...]"},
+	} {
+		if _, err := runNode(t, 11, "MaxUnpool", k, c.ins, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error with %q", c.ins, err, c.want)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type tin struct {
 }
 
 func iattr(name string, v int) *attrProto { return &attrProto{Name: name, Type: attrInt, I: int64(v)} }
+func isattr(name string, v ...int64) *attrProto {
+	return &attrProto{Name: name, Type: attrInts, Ints: v}
+}
 func fattr(name string, v float64) *attrProto {
 	return &attrProto{Name: name, Type: attrFloat, F: float32(v)}
 }
