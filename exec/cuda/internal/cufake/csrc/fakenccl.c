@@ -426,63 +426,41 @@ static uint16_t float_to_bf16(float f) {
 	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
 }
 
-#define REDUCE_LOOP(T)                                                                                 \
-	do {                                                                                           \
-		T *o = out;                                                                            \
-		for (size_t i = 0; i < n; i++) {                                                       \
-			T acc = ((const T *)in[0])[off + i];                                           \
-			for (int r = 1; r < nranks; r++) {                                             \
-				T v = ((const T *)in[r])[off + i];                                     \
-				switch (op) {                                                          \
-				case ncclSum:                                                          \
-				case ncclAvg:                                                          \
-					acc = (T)(acc + v);                                            \
-					break;                                                         \
-				case ncclProd:                                                         \
-					acc = (T)(acc * v);                                            \
-					break;                                                         \
-				case ncclMax:                                                          \
-					acc = v > acc ? v : acc;                                       \
-					break;                                                         \
-				case ncclMin:                                                          \
-					acc = v < acc ? v : acc;                                       \
-					break;                                                         \
-				}                                                                      \
-			}                                                                              \
-			if (op == ncclAvg)                                                             \
-				acc = (T)(acc / (T)nranks);                                            \
-			o[i] = acc;                                                                    \
-		}                                                                                      \
+/* REDUCE_AS reduces n elements of storage type ST from every rank into out,
+   accumulating in ACC: LOAD widens an element, STORE narrows the result
+   (empty for the types that accumulate in themselves, the half-precision
+   conversions for float16 and bfloat16). */
+#define REDUCE_AS(ST, ACC, LOAD, STORE)                                                               \
+	do {                                                                                          \
+		ST *o = out;                                                                          \
+		for (size_t i = 0; i < n; i++) {                                                      \
+			ACC acc = LOAD(((const ST *)in[0])[off + i]);                                 \
+			for (int r = 1; r < nranks; r++) {                                            \
+				ACC v = LOAD(((const ST *)in[r])[off + i]);                           \
+				switch (op) {                                                         \
+				case ncclSum:                                                         \
+				case ncclAvg:                                                         \
+					acc = (ACC)(acc + v);                                         \
+					break;                                                        \
+				case ncclProd:                                                        \
+					acc = (ACC)(acc * v);                                         \
+					break;                                                        \
+				case ncclMax:                                                         \
+					acc = v > acc ? v : acc;                                      \
+					break;                                                        \
+				case ncclMin:                                                         \
+					acc = v < acc ? v : acc;                                      \
+					break;                                                        \
+				}                                                                     \
+			}                                                                             \
+			if (op == ncclAvg)                                                            \
+				acc = (ACC)(acc / (ACC)nranks);                                       \
+			o[i] = STORE(acc);                                                            \
+		}                                                                                     \
 	} while (0)
 
-#define REDUCE_LOOP16(TO_F, FROM_F)                                                                   \
-	do {                                                                                           \
-		uint16_t *o = out;                                                                     \
-		for (size_t i = 0; i < n; i++) {                                                       \
-			float acc = TO_F(((const uint16_t *)in[0])[off + i]);                          \
-			for (int r = 1; r < nranks; r++) {                                             \
-				float v = TO_F(((const uint16_t *)in[r])[off + i]);                    \
-				switch (op) {                                                          \
-				case ncclSum:                                                          \
-				case ncclAvg:                                                          \
-					acc += v;                                                      \
-					break;                                                         \
-				case ncclProd:                                                         \
-					acc *= v;                                                      \
-					break;                                                         \
-				case ncclMax:                                                          \
-					acc = v > acc ? v : acc;                                       \
-					break;                                                         \
-				case ncclMin:                                                          \
-					acc = v < acc ? v : acc;                                       \
-					break;                                                         \
-				}                                                                      \
-			}                                                                              \
-			if (op == ncclAvg)                                                             \
-				acc /= (float)nranks;                                                  \
-			o[i] = FROM_F(acc);                                                            \
-		}                                                                                      \
-	} while (0)
+#define REDUCE_LOOP(T) REDUCE_AS(T, T, , )
+#define REDUCE_LOOP16(TO_F, FROM_F) REDUCE_AS(uint16_t, float, TO_F, FROM_F)
 
 // reduce writes to out the n elements from element off of the ranks'
 // buffers in, reduced in rank order.
