@@ -107,3 +107,22 @@ func init() {
 		kern32, kern64 = avx2Kern32, avx2Kern64
 	}
 }
+
+//go:noescape
+func shiftS8x32AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64)
+
+//go:noescape
+func shiftS16x16AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64)
+
+//go:noescape
+func shiftD8x16AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64)
+
+//go:noescape
+func shiftD16x8AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64)
+
+func init() {
+	if _, avx512 := cpuFeatures(); avx512 {
+		shift32 = shiftKernels[float32]{wide: shiftS8x32AVX512, narrow: shiftS16x16AVX512, lanes: 16}
+		shift64 = shiftKernels[float64]{wide: shiftD8x16AVX512, narrow: shiftD16x8AVX512, lanes: 8}
+	}
+}

@@ -69,6 +69,10 @@ func main() {
 	genAxpy(true)
 	genDot(false)
 	genDot(true)
+	for _, f64 := range []bool{false, true} {
+		genShift(f64, 8, 2)
+		genShift(f64, 16, 1)
+	}
 	if err := os.WriteFile(*dst, out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -422,6 +426,88 @@ func genDot(f64 bool) {
 	p("\tADDQ R11, DX")
 	p("\tDECQ R10")
 	p("\tJNZ row")
+	p("done:")
+	p("\tVZEROUPPER")
+	p("\tRET")
+}
+
+// genShift writes shift{S,D}{mr}x{nv·lanes}AVX512, the micro-kernel of a
+// stride-1 convolution read straight from its zero-padded input (no
+// column matrix, no packing of B):
+//
+//	c[i·ldc + j] = Σ_r a[r·lda + i] · x[off[r] + j]
+//
+// for i < rows (at most mr) and the columns j < nv·lanes whose bit is set
+// in masks (16 bits per vector, vector v uses bits 16v..16v+15). Row r of
+// the implicit column matrix is the run of x from off[r] (a tap's shift
+// plus its channel's plane); the masked loads read no element outside
+// the columns kept. The sums run in the order of r from zero, the same
+// for every element, so a value does not depend on its tile.
+func genShift(f64 bool, mr, nv int) {
+	t := vtype(f64)
+	sh := map[int]int{4: 2, 8: 3}[t.es]
+	name := fmt.Sprintf("shift%s%dx%dAVX512", t.s, mr, nv*t.lanes)
+	acc := func(i, v int) int { return nv + 2 + i*nv + v }
+	if acc(mr-1, nv-1) > 31 {
+		log.Fatalf("%s: too many registers", name)
+	}
+	p("")
+	p("// %s: %s %d×%d, %d zmm accumulators.", name, t.typ, mr, nv*t.lanes, mr*nv)
+	p("//")
+	p("// func %s(k int, a *%s, lda int, x *%s, off *int32, c *%s, ldc, rows int, masks uint64)", name, t.typ, t.typ, t.typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	p("\tMOVQ k+0(FP), CX")
+	p("\tMOVQ a+8(FP), AX")
+	p("\tMOVQ lda+16(FP), R12")
+	p("\tSHLQ $%d, R12", sh)
+	p("\tMOVQ x+24(FP), BX")
+	p("\tMOVQ off+32(FP), DX")
+	p("\tMOVQ c+40(FP), DI")
+	p("\tMOVQ ldc+48(FP), R8")
+	p("\tSHLQ $%d, R8", sh)
+	p("\tMOVQ rows+56(FP), R9")
+	p("\tMOVQ masks+64(FP), R10")
+	for v := 0; v < nv; v++ {
+		p("\tKMOVW R10, K%d", v+1)
+		if v < nv-1 {
+			p("\tSHRQ $16, R10")
+		}
+	}
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			p("\tVPXORD Z%d, Z%d, Z%d", acc(i, v), acc(i, v), acc(i, v))
+		}
+	}
+	p("\tTESTQ CX, CX")
+	p("\tJZ store")
+	p("loop:")
+	p("\tMOVLQSX (DX), R11")
+	p("\tLEAQ (BX)(R11*%d), SI", t.es)
+	for v := 0; v < nv; v++ {
+		p("\tVMOVU%s.Z %d(SI), K%d, Z%d", t.sfx, v*64, v+1, v)
+	}
+	for i := 0; i < mr; i++ {
+		b := nv + i%2
+		p("\t%s %d(AX), Z%d", t.bc, i*t.es, b)
+		for v := 0; v < nv; v++ {
+			p("\tVFMADD231%s Z%d, Z%d, Z%d", t.sfx, v, b, acc(i, v))
+		}
+	}
+	p("\tADDQ R12, AX")
+	p("\tADDQ $4, DX")
+	p("\tDECQ CX")
+	p("\tJNZ loop")
+	p("store:")
+	for i := 0; i < mr; i++ {
+		p("\tCMPQ R9, $%d", i)
+		p("\tJLE done")
+		for v := 0; v < nv; v++ {
+			p("\tVMOVU%s Z%d, K%d, %d(DI)", t.sfx, acc(i, v), v+1, v*64)
+		}
+		if i < mr-1 {
+			p("\tADDQ R8, DI")
+		}
+	}
 	p("done:")
 	p("\tVZEROUPPER")
 	p("\tRET")
