@@ -228,6 +228,11 @@ func prepareConv(nd *graph.Node) (*kernel, error) {
 }
 
 func convKernel[T float32 | float64](op graph.Op, g *convGeo, plan planFn[T]) *kernel {
+	if op == ops.OpConv {
+		if sh, ok := newShiftDirectGeo[T](g); ok {
+			return convShiftDirectKernel[T](g, sh)
+		}
+	}
 	if op == ops.OpConv || op == ops.OpConvFilterGrad {
 		if sh, ok := newShiftColGeo(g); ok {
 			if op == ops.OpConv {

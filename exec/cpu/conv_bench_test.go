@@ -73,3 +73,42 @@ func BenchmarkConv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvSmall times the two convolutions of examples/onnx's MNIST
+// CNN at batch 64 (3×3, padding 1: 1→8 channels on 28×28, 8→16 on
+// 14×14), each with its bias and ReLU as the imported model has them:
+// the shapes of the onnxruntime comparison (bench/cmd/onnxrt).
+func BenchmarkConvSmall(b *testing.B) {
+	cases := []struct {
+		name string
+		x, w []int
+	}{
+		{"1to8-28x28", []int{64, 1, 28, 28}, []int{8, 1, 3, 3}},
+		{"8to16-14x14", []int{64, 8, 14, 14}, []int{16, 8, 3, 3}},
+	}
+	for _, threads := range []int{1, 2} {
+		be, err := cpu.New(cpu.Threads(threads))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer be.Close()
+		for _, c := range cases {
+			b.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(b *testing.B) {
+				g := graph.New()
+				x := g.Input("x", tensor.Float32, c.x...)
+				w := g.Input("w", tensor.Float32, c.w...)
+				bias := g.Input("b", tensor.Float32, c.w[0])
+				y := ops.Relu(ops.ConvBias(x, w, bias, ops.Padding(1)))
+				feeds := exec.Feeds{
+					x:    exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 1),
+					w:    exectest.Rand(tensor.Float32, w.Shape(), -0.1, 0.1, 2),
+					bias: exectest.Rand(tensor.Float32, bias.Shape(), -1, 1, 4),
+				}
+				flops := 2 * float64(y.Shape().Size()) * float64(c.w[1]*c.w[2]*c.w[3])
+				b.ReportAllocs()
+				benchRun(b, be, []*graph.Node{y}, feeds, 0)
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

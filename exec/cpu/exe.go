@@ -31,6 +31,10 @@ type kernel struct {
 	// alone: the step never joins a wave (interop.go): a collective, which
 	// every rank must call in plan order.
 	alone bool
+	// epilogue: the kernel calls args.epi over each range of its result
+	// it has finished, so that the elementwise step consuming the result
+	// in place can run there, while the range is in cache (epilogue.go).
+	epilogue bool
 }
 
 // args gives a bound kernel its operands. The byte slices behind In and
@@ -44,6 +48,10 @@ type args struct {
 	scratch []byte
 	workers int // Threads(), once computed
 	step    int // the step's index in the plan
+	// epi, when set, runs the step's epilogue over the flat elements
+	// [lo, hi) of the result (kernel.epilogue; epilogue.go); part is the
+	// calling loop part.
+	epi func(part, lo, hi int)
 }
 
 func (a *args) In(i int) []byte { return a.inst.slots[a.in[i]] }
@@ -116,8 +124,11 @@ type executable struct {
 	plan    *exec.Plan
 	views   []int     // aliases of feeds, variables and outputs: bound per run
 	kernels []*kernel // per step; nil for copies
-	waves   []wave    // the steps in order, grouped into waves (interop.go)
-	overlap []int     // per wave: the wave a collective started there waits at (overlap.go), or -1
+	// epi maps a step whose kernel runs an epilogue to the fused step it
+	// runs (whose own kernel is then noKernel; epilogue.go).
+	epi     map[int]*epilogueStep
+	waves   []wave // the steps in order, grouped into waves (interop.go)
+	overlap []int  // per wave: the wave a collective started there waits at (overlap.go), or -1
 	mu      sync.Mutex
 	free    []*instance
 	nested  bool // a control-flow body (control.go)
@@ -186,6 +197,7 @@ func (b *Backend) Lower(p *exec.Plan) (exec.Executable, error) {
 		e.kernels[i] = k
 	}
 	e.skipUnread()
+	e.planEpilogues()
 	e.waves = e.planWaves()
 	e.overlap = e.planOverlap()
 	return e, nil
@@ -281,6 +293,9 @@ func (e *executable) newInstance() (in *instance, err error) {
 			}
 		}
 		in.run[i] = k.bind(a)
+		if ep := e.epi[i]; ep != nil {
+			in.run[i] = ep.bind(in, a, in.run[i])
+		}
 	}
 	in.bindWaves()
 	return in, nil

@@ -110,7 +110,7 @@ func (e *executable) planWaves() []wave {
 	}
 	small := func(i int) (float64, bool) {
 		s := p.Steps[i]
-		if s.Kind != exec.KernelStep || e.kernels[i] == nil || e.kernels[i] == noKernel || e.kernels[i].alone || p.Bodies[s.Node] != nil {
+		if s.Kind != exec.KernelStep || e.kernels[i] == nil || e.kernels[i] == noKernel || e.kernels[i].alone || p.Bodies[s.Node] != nil || e.epi[i] != nil {
 			return 0, false
 		}
 		if e.be.workersFor(s.Node) > 1 {

@@ -127,6 +127,7 @@ func maxPoolKernel[T elem](p *poolPlan, low T) *kernel {
 func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
 	switch op {
 	case ops.OpMaxPool:
+		p := p.rowPairs()
 		return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
 			x, y := as[T](a.In(0)), as[T](a.Out())
 			maxRows(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], T(math.Inf(-1)), r0, r1, c0, c1)
@@ -156,6 +157,22 @@ func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
 		}
 	}
 	return planeKernel(p, plane)
+}
+
+// rowPairs is p seen as one plane of row pairs when the 2x2 windows tile
+// every plane's rows exactly (an even height, depth passed through):
+// then row pair r of plane i is row pair i·out[1] + r of the whole
+// tensor, and the fast path's loops run across planes in one call
+// instead of one call per small plane (a 14×14 map has 7 pairs). Only
+// the fast path's fields stay meaningful; p itself when they do not.
+func (p *poolPlan) rowPairs() *poolPlan {
+	if !p.fast2x2 || p.in[1] != 2*p.out[1] || p.in[0] != 1 || p.out[0] != 1 || p.planes == 1 {
+		return p
+	}
+	m := *p
+	m.in[1], m.out[1] = p.planes*p.in[1], p.planes*p.out[1]
+	m.inPlane, m.outPlane, m.planes = p.planes*p.inPlane, p.planes*p.outPlane, 1
+	return &m
 }
 
 // planeKernel runs plane over the N*C planes in parallel.
