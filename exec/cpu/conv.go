@@ -39,6 +39,12 @@ import (
 // same kind of convolution of dy with the reversed filter, and their
 // filter gradient one product per tap.
 //
+// On AVX-512 machines, stride-1 forward convolutions with few input
+// channels per group read their padded input in place instead
+// (convdirect.go: one internal/gemm shifted product per output row), and
+// run the fused bias and activation that follow them as their epilogue
+// (epilogue.go).
+//
 // Work is split into items whose boundaries depend on the shapes only
 // (batch, group, position chunk, row block), each item computing disjoint
 // outputs with a fixed order of additions, so results do not depend on the

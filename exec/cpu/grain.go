@@ -3,6 +3,7 @@ package cpu
 import (
 	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
 )
 
 // How many workers a kernel uses: as many as its work pays for, never
@@ -49,6 +50,11 @@ const (
 	// parts: cut into 16 parts of 10 µs, a 784x256 by 64 product did 13%
 	// more work than in 2 (bench/cmd/scaling, loom@16 against loom@2).
 	minContractionPartNs = 30_000
+	// nsPerWindowByte is the pooling windows' rate per byte: 30 GB/s,
+	// what the 2x2 MaxPool reaches on a CNN's maps (BenchmarkMaxPool:
+	// 27 GB/s on 64x16x14x14, 39 GB/s on 64x8x28x28, one thread). At
+	// nsPerByte the 1 MB of the first would stay on one thread (37 µs).
+	nsPerWindowByte = 1.0 / 30
 )
 
 // estimateNs is the estimated serial time of node n's kernel in
@@ -62,7 +68,11 @@ func estimateNs(n *graph.Node) float64 {
 	if d.Kind == opdef.Contraction {
 		rate = nsPerContractionFLOP
 	}
-	return d.FLOPsOf(n)*rate + opdef.BytesOf(n)*nsPerByte
+	perByte := nsPerByte
+	if n.Op() == ops.OpMaxPool || n.Op() == ops.OpAvgPool || n.Op() == ops.OpMaxPoolSelect {
+		perByte = nsPerWindowByte
+	}
+	return d.FLOPsOf(n)*rate + opdef.BytesOf(n)*perByte
 }
 
 // workersFor is the parts node n's kernel may split into on backend b:

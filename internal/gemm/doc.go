@@ -24,6 +24,11 @@
 // not overlap A or B. Leading dimensions and slice lengths are checked
 // (Run panics like gonum's BLAS on bad arguments).
 //
+// ShiftPlan (NewShift, Run) is a different product for stride-1
+// convolutions: its B operand is never packed, row r being the run of a
+// zero-padded input from an offset (a tap's shift plus its channel's
+// plane), on AVX-512 micro-kernels only (ShiftAvailable; shift.go).
+//
 // # Determinism
 //
 // Results are bit-identical whatever the number of threads, tasks or the
