@@ -44,7 +44,9 @@ func directRows(g *convGeo, threads int) int {
 // convShiftDirectKernel: items are (batch, group, block of output rows);
 // each pads its image's group and computes its rows. The epilogue (a
 // fused elementwise step that consumes y; epilogue.go) runs over each
-// item's rows of every output channel right after them.
+// item's rows of every output channel right after them, or, when it is a
+// per-channel bias and ReLU (args.epiChan), inside the shifted products
+// as they store each row.
 func convShiftDirectKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kernel {
 	lda := gemm.ShiftRows(g.og)
 	off := make([]int32, g.ck)
@@ -55,7 +57,7 @@ func convShiftDirectKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kerne
 	}
 	rows := g.y[0] * g.y[1]
 	sp := gemm.NewShift[T](g.og, g.y[2], lda, g.yv, off)
-	return &kernel{epilogue: true, bind: func(a *args) func() {
+	return &kernel{epilogue: true, chanEpilogue: true, bind: func(a *args) func() {
 		per := directRows(g, a.Threads())
 		blocks := (rows + per - 1) / per
 		xpad := make([][]T, a.Threads())
@@ -70,6 +72,11 @@ func convShiftDirectKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kerne
 			x, y := as[T](a.In(0)), as[T](a.Out())
 			done := a.Done()
 			xp := xpad[part]
+			var bias []T // the bias and ReLU applied as each row is stored
+			relu := false
+			if ce := a.epiChan; ce != nil {
+				bias, relu = as[T](ce.Bias()), ce.Relu
+			}
 			for it := lo; it < hi; it++ {
 				if stop.Done(done) {
 					return
@@ -81,10 +88,14 @@ func convShiftDirectKernel[T float32 | float64](g *convGeo, sh *shiftGeo) *kerne
 				y0 := (b*g.o + gr*g.og) * g.yv
 				yg := y[y0 : y0+g.og*g.yv]
 				r0, r1 := blk*per, min(rows, (blk+1)*per)
+				var bg []T
+				if bias != nil {
+					bg = bias[gr*g.og : (gr+1)*g.og]
+				}
 				for r := r0; r < r1; r++ {
 					a0, a1 := r/g.y[1], r%g.y[1]
 					q := (a0*sh.p[1] + a1) * sh.p[2]
-					sp.Run(wg, xp[q:], yg[r*g.y[2]:])
+					sp.RunEpi(wg, xp[q:], yg[r*g.y[2]:], bg, relu)
 				}
 				switch {
 				case a.epi == nil:

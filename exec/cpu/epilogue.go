@@ -1,8 +1,12 @@
 package cpu
 
 import (
+	"slices"
+
 	"github.com/loomgraph/loom/exec"
+	"github.com/loomgraph/loom/graph"
 	"github.com/loomgraph/loom/internal/opdef"
+	"github.com/loomgraph/loom/ops"
 )
 
 // Epilogues. A convolution's bias and activation arrive as a fused
@@ -25,6 +29,13 @@ import (
 //   - every other operand of F exists before P runs (written by a step
 //     before P, or a feed, variable or constant), so that P can read it.
 //
+// When F is only a per-channel bias and a ReLU of P's result, in place
+// (Add(y, b) with b broadcast along axis 1, Relu, or both in that
+// order: a convolution's bias and activation) and P's kernel declares
+// kernel.chanEpilogue, the kernel applies them itself as it stores each
+// element (internal/gemm's ShiftPlan.RunEpi), with the same bits as
+// simd's Add and Relu.
+//
 // A step with an epilogue never joins a wave (interop.go): it writes and
 // reads more than its own operands say. In a profile, F's slice is empty
 // and its time is in P's.
@@ -36,6 +47,72 @@ var epiloguesOff bool
 type epilogueStep struct {
 	step int // the fused step's index
 	plan *fusedPlan
+	// bias and relu: the fused step is the producer's per-channel bias
+	// (its operand bias, or -1 for none) and ReLU, which the producer's
+	// kernel applies (kernel.chanEpilogue) when inKernel.
+	inKernel bool
+	bias     int
+	relu     bool
+}
+
+// chanEpi is a per-channel bias and ReLU epilogue as the producer's
+// kernel sees it (args.epiChan).
+type chanEpi struct {
+	fa   *args // the fused step's
+	bias int
+	Relu bool
+}
+
+// Bias is the bytes of the bias (one element per channel of the
+// producer's result), or nil when there is none.
+func (c *chanEpi) Bias() []byte {
+	if c.bias < 0 {
+		return nil
+	}
+	return c.fa.In(c.bias)
+}
+
+// chanEpilogueOf reports whether fused program fa over operands in is a
+// per-channel bias and/or ReLU of operand in[ci] (of shape y and type dt):
+// Add(y, b) with b of y's type whose only dimension above 1 is y's axis 1
+// (aligned from the right, as broadcasting reads it), then Relu, or one of
+// the two. bias is b's operand index, or -1.
+func chanEpilogueOf(fa *opdef.FusedAttr, in []*graph.Node, ci int) (bias int, relu, ok bool) {
+	y := in[ci].Shape()
+	dt := in[ci].DType()
+	if fa.Reduce != nil || !slices.Equal(fa.Domain, y) || len(y) < 2 {
+		return -1, false, false
+	}
+	bias, prev := -1, -ci-1 // prev: the value the next op must read
+	for k, o := range fa.Ops {
+		if o.DType != dt || o.Attr != nil {
+			return -1, false, false
+		}
+		switch {
+		case o.Op == ops.OpAdd && k == 0 && len(o.Args) == 2 && o.Args[0] == prev && o.Args[1] < 0:
+			b := -o.Args[1] - 1
+			bs := in[b].Shape()
+			if b == ci || in[b].DType() != dt || len(bs) > len(y) {
+				return -1, false, false
+			}
+			for d := range bs {
+				axis := len(y) - len(bs) + d
+				if axis == 1 && bs[d] != y[1] || axis != 1 && bs[d] != 1 {
+					return -1, false, false
+				}
+			}
+			if len(bs) < len(y)-1 {
+				return -1, false, false // b does not reach axis 1
+			}
+			bias = b
+		case o.Op == ops.OpRelu && k == len(fa.Ops)-1 && len(o.Args) == 1 && o.Args[0] == prev:
+			relu = true
+		default:
+			return -1, false, false
+		}
+		prev = k
+	}
+	return bias, relu, len(fa.Ops) > 0
 }
 
 // planEpilogues finds the steps whose fused consumer can be their
@@ -96,7 +173,15 @@ func (e *executable) planEpilogues() {
 		if e.epi == nil {
 			e.epi = map[int]*epilogueStep{}
 		}
-		e.epi[j] = &epilogueStep{step: i, plan: fp}
+		ep := &epilogueStep{step: i, plan: fp, bias: -1}
+		if ci := slices.Index(f.In, c); k.chanEpilogue && inPlace && ci >= 0 {
+			ins := make([]*graph.Node, len(f.In))
+			for q, v := range f.In {
+				ins[q] = p.Values[v].Node
+			}
+			ep.bias, ep.relu, ep.inKernel = chanEpilogueOf(f.Node.Attr().(*opdef.FusedAttr), ins, ci)
+		}
+		e.epi[j] = ep
 		e.kernels[i] = noKernel
 	}
 }
@@ -107,6 +192,10 @@ func (ep *epilogueStep) bind(in *instance, pa *args, run func()) func() {
 	s := in.exe.plan.Steps[ep.step]
 	fa := &args{inst: in, node: s.Node, in: s.In, out: s.Out, step: ep.step}
 	fa.workers = max(fa.Threads(), pa.Threads()) // the producer's loop parts call it
+	if ep.inKernel {
+		pa.epiChan = &chanEpi{fa: fa, bias: ep.bias, Relu: ep.relu}
+		return run
+	}
 	ev := newEvaluator(ep.plan, fa)
 	pa.epi = func(part, lo, hi int) {
 		out := fa.Out()

@@ -20,35 +20,56 @@ import (
 // (exectest.Eval). Where the result has another reader the fused step
 // keeps its own kernel. The shapes take the direct kernel (convdirect.go:
 // few input channels, 8 or more outputs) with whole images per item
-// (batch 8) and with row blocks (batch 1).
+// (batch 8) and with row blocks (batch 1). A per-channel bias and ReLU in
+// place runs inside the shifted products (inKernel: chanEpilogueOf), with
+// the same bits; other fused programs (the bias first, a bias along
+// another axis, a result written to the output) run through the fused
+// evaluator.
 func TestEpilogue(t *testing.T) {
 	cases := []struct {
-		name  string
-		batch int
-		build func(x, w, b *graph.Node) []*graph.Node
-		epis  int // epilogues planned on a machine with the direct kernel
+		name     string
+		batch    int
+		groups   int
+		build    func(x, w, b *graph.Node) []*graph.Node
+		epis     int // epilogues planned on a machine with the direct kernel
+		inKernel int // of which the kernel applies itself
 	}{
-		{"in place, then pooled", 8, func(x, w, b *graph.Node) []*graph.Node {
+		{"in place, then pooled", 8, 1, func(x, w, b *graph.Node) []*graph.Node {
 			return []*graph.Node{ops.MaxPool(ops.Relu(ops.ConvBias(x, w, b, ops.Padding(1))), []int{2, 2})}
-		}, 1},
-		{"in place, row blocks", 1, func(x, w, b *graph.Node) []*graph.Node {
+		}, 1, 1},
+		{"in place, row blocks", 1, 1, func(x, w, b *graph.Node) []*graph.Node {
 			return []*graph.Node{ops.MaxPool(ops.Relu(ops.ConvBias(x, w, b, ops.Padding(1))), []int{2, 2})}
-		}, 1},
-		{"into the output", 8, func(x, w, b *graph.Node) []*graph.Node {
+		}, 1, 1},
+		{"in place, 3 groups", 2, 3, func(x, w, b *graph.Node) []*graph.Node {
+			return []*graph.Node{ops.MaxPool(ops.Relu(ops.ConvBias(x, w, b, ops.Padding(1), ops.Groups(3))), []int{2, 2})}
+		}, 1, 1},
+		{"in place, bias first", 8, 1, func(x, w, b *graph.Node) []*graph.Node {
+			c := ops.Conv(x, w, ops.Padding(1))
+			return []*graph.Node{ops.MaxPool(ops.Relu(ops.Add(ops.Reshape(b, 12, 1, 1), c)), []int{2, 2})}
+		}, 1, 0},
+		{"in place, bias along the width", 1, 1, func(x, w, b *graph.Node) []*graph.Node {
+			c := ops.Conv(x, w, ops.Padding(1))
+			return []*graph.Node{ops.MaxPool(ops.Relu(ops.Add(c, b)), []int{2, 2})}
+		}, 1, 0},
+		{"into the output", 8, 1, func(x, w, b *graph.Node) []*graph.Node {
 			return []*graph.Node{ops.Relu(ops.ConvBias(x, w, b, ops.Padding(1)))}
-		}, 1},
-		{"result read twice", 8, func(x, w, b *graph.Node) []*graph.Node {
+		}, 1, 0},
+		{"result read twice", 8, 1, func(x, w, b *graph.Node) []*graph.Node {
 			c := ops.Conv(x, w, ops.Padding(1))
 			return []*graph.Node{ops.Relu(ops.Add(c, ops.Reshape(b, 12, 1, 1))), ops.Sum(c)}
-		}, 0},
+		}, 0, 0},
 	}
 	for _, c := range cases {
 		for _, threads := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/threads%d", c.name, threads), func(t *testing.T) {
 				g := graph.New()
 				x := g.Input("x", tensor.Float32, c.batch, 3, 13, 21)
-				w := g.Input("w", tensor.Float32, 12, 3, 3, 3)
-				b := g.Input("b", tensor.Float32, 12)
+				w := g.Input("w", tensor.Float32, 12*c.groups, 3/c.groups, 3, 3)
+				bn := 12 * c.groups // one bias per output channel
+				if c.name == "in place, bias along the width" {
+					bn = 21
+				}
+				b := g.Input("b", tensor.Float32, bn)
 				outs := c.build(x, w, b)
 				feeds := exec.Feeds{
 					x: exectest.Rand(tensor.Float32, x.Shape(), -1, 1, 1),
@@ -60,7 +81,7 @@ func TestEpilogue(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer be.Close()
-				run := func(off bool) ([]*tensor.Tensor, int) {
+				run := func(off bool) ([]*tensor.Tensor, int, int) {
 					epiloguesOff = off
 					defer func() { epiloguesOff = false }()
 					p, err := exec.Compile(be, outs)
@@ -76,16 +97,22 @@ func TestEpilogue(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					return got, len(ex.(*executable).epi)
+					inKernel := 0
+					for _, ep := range ex.(*executable).epi {
+						if ep.inKernel {
+							inKernel++
+						}
+					}
+					return got, len(ex.(*executable).epi), inKernel
 				}
-				got, epis := run(false)
-				plain, none := run(true)
-				want := c.epis
+				got, epis, inKernel := run(false)
+				plain, none, _ := run(true)
+				want, wantIn := c.epis, c.inKernel
 				if !gemm.ShiftAvailable[float32]() {
-					want = 0 // the column-matrix kernels take no epilogue
+					want, wantIn = 0, 0 // the column-matrix kernels take no epilogue
 				}
-				if epis != want || none != 0 {
-					t.Errorf("%d epilogues planned (%d with epiloguesOff), want %d", epis, none, want)
+				if epis != want || inKernel != wantIn || none != 0 {
+					t.Errorf("%d epilogues planned, %d in the kernel (%d with epiloguesOff), want %d and %d", epis, inKernel, none, want, wantIn)
 				}
 				ref, err := exectest.Eval(outs, feeds)
 				if err != nil {

@@ -35,6 +35,10 @@ type kernel struct {
 	// it has finished, so that the elementwise step consuming the result
 	// in place can run there, while the range is in cache (epilogue.go).
 	epilogue bool
+	// chanEpilogue: the kernel, given args.epiChan instead of args.epi,
+	// adds a per-channel bias and applies ReLU itself as it stores its
+	// result (a convolution's bias and activation; epilogue.go).
+	chanEpilogue bool
 }
 
 // args gives a bound kernel its operands. The byte slices behind In and
@@ -52,6 +56,9 @@ type args struct {
 	// [lo, hi) of the result (kernel.epilogue; epilogue.go); part is the
 	// calling loop part.
 	epi func(part, lo, hi int)
+	// epiChan, when set instead of epi, is an epilogue the kernel runs
+	// itself (kernel.chanEpilogue).
+	epiChan *chanEpi
 }
 
 func (a *args) In(i int) []byte { return a.inst.slots[a.in[i]] }

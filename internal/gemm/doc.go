@@ -28,6 +28,8 @@
 // convolutions: its B operand is never packed, row r being the run of a
 // zero-padded input from an offset (a tap's shift plus its channel's
 // plane), on AVX-512 micro-kernels only (ShiftAvailable; shift.go).
+// RunEpi adds a per-row bias and applies ReLU in registers before each
+// store (a convolution's bias and activation, no second pass).
 //
 // # Determinism
 //

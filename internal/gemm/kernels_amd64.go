@@ -109,16 +109,16 @@ func init() {
 }
 
 //go:noescape
-func shiftS8x32AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64)
+func shiftS8x32AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64, bias *float32, relu int)
 
 //go:noescape
-func shiftS16x16AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64)
+func shiftS16x16AVX512(k int, a *float32, lda int, x *float32, off *int32, c *float32, ldc, rows int, masks uint64, bias *float32, relu int)
 
 //go:noescape
-func shiftD8x16AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64)
+func shiftD8x16AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64, bias *float64, relu int)
 
 //go:noescape
-func shiftD16x8AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64)
+func shiftD16x8AVX512(k int, a *float64, lda int, x *float64, off *int32, c *float64, ldc, rows int, masks uint64, bias *float64, relu int)
 
 func init() {
 	if _, avx512 := cpuFeatures(); avx512 {

@@ -21,8 +21,9 @@ import (
 // Only AVX-512 machines have these kernels (ShiftAvailable); elsewhere the
 // caller keeps its column-matrix products.
 
-// shiftFn is a micro-kernel: rows ≤ its mr rows, the columns of masks.
-type shiftFn[T float32 | float64] func(k int, a *T, lda int, x *T, off *int32, c *T, ldc, rows int, masks uint64)
+// shiftFn is a micro-kernel: rows ≤ its mr rows, the columns of masks;
+// bias (rows elements) or nil and relu are RunEpi's.
+type shiftFn[T float32 | float64] func(k int, a *T, lda int, x *T, off *int32, c *T, ldc, rows int, masks uint64, bias *T, relu int)
 
 type shiftKernels[T float32 | float64] struct {
 	wide, narrow shiftFn[T] // 8 rows × 2 vectors, 16 rows × 1 vector
@@ -106,15 +107,26 @@ func newShift[T float32 | float64](sk *shiftKernels[T], m, n, lda, ldc int, off 
 
 // Run computes the product of a and x into c (see NewShift): x from its
 // start, c's row i from c[i·ldc]. It panics when a slice is too short.
-func (p *ShiftPlan[T]) Run(a, x, c []T) {
+func (p *ShiftPlan[T]) Run(a, x, c []T) { p.RunEpi(a, x, c, nil, false) }
+
+// RunEpi is Run followed, for each element as it is stored, by a
+// convolution's epilogue: bias[i] added to row i when bias is not nil
+// (the sum first, c = s + bias[i]), then max(c, 0) when relu, with the
+// bits of simd's Add and Relu over the stored result: a NaN becomes the
+// all-ones NaN, -0 becomes +0. bias has at least m elements.
+func (p *ShiftPlan[T]) RunEpi(a, x, c, bias []T, relu bool) {
 	k := len(p.off)
-	if k > 0 && len(a) < (k-1)*p.lda+(p.m-1)/p.mr*p.mr+p.mr || len(x) < p.xLen || len(c) < p.cLen {
-		panic(fmt.Sprintf("gemm: ShiftPlan.Run: %d, %d, %d elements for a %d×%d product with k=%d", len(a), len(x), len(c), p.m, p.n, k))
+	if k > 0 && len(a) < (k-1)*p.lda+(p.m-1)/p.mr*p.mr+p.mr || len(x) < p.xLen || len(c) < p.cLen || bias != nil && len(bias) < p.m {
+		panic(fmt.Sprintf("gemm: ShiftPlan.Run: %d, %d, %d, %d elements for a %d×%d product with k=%d", len(a), len(x), len(c), len(bias), p.m, p.n, k))
 	}
-	var pa *T
+	var pa, pb *T
 	var pOff *int32
 	if k > 0 {
 		pa, pOff = &a[0], &p.off[0]
+	}
+	r := 0
+	if relu {
+		r = 1
 	}
 	for t, masks := range p.masks {
 		j0 := t * p.w
@@ -123,7 +135,10 @@ func (p *ShiftPlan[T]) Run(a, x, c []T) {
 			if k > 0 {
 				pa = &a[i0]
 			}
-			p.fn(k, pa, p.lda, px, pOff, &c[i0*p.ldc+j0], p.ldc, min(p.mr, p.m-i0), masks)
+			if bias != nil {
+				pb = &bias[i0]
+			}
+			p.fn(k, pa, p.lda, px, pOff, &c[i0*p.ldc+j0], p.ldc, min(p.mr, p.m-i0), masks, pb, r)
 		}
 	}
 }

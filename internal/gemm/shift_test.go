@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/loomgraph/loom/internal/simd"
 )
 
 // TestShift checks the shifted products against a float64 reference
@@ -79,6 +81,99 @@ func testShift[T float32 | float64](t *testing.T, tol float64) {
 			}
 		}
 	}
+}
+
+// TestShiftEpi checks RunEpi's bias and ReLU against Run followed by the
+// elementwise passes they replace (simd's Add of the row's bias, then
+// Relu), bit for bit: with a NaN in x (the columns it reaches), a NaN
+// bias (its row) and sums of both signs, for row counts around the 8-
+// and 16-row blocks.
+func TestShiftEpi(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { testShiftEpi[float32](t) })
+	t.Run("float64", func(t *testing.T) { testShiftEpi[float64](t) })
+}
+
+func testShiftEpi[T float32 | float64](t *testing.T) {
+	if !ShiftAvailable[T]() {
+		t.Skip("no AVX-512 shifted-product kernels on this machine")
+	}
+	add, _, _ := simd.Binary[T](simd.Add)
+	relu := simd.Unary[T](simd.Relu)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, m := range []int{1, 7, 8, 9, 16, 17, 24} {
+		for _, n := range []int{5, 16, 28, 33} {
+			for _, k := range []int{0, 9} {
+				lda := ShiftRows(m)
+				a := make([]T, max(k, 1)*lda)
+				for i := range a {
+					a[i] = T(rng.Float64()*2 - 1)
+				}
+				x := make([]T, 200)
+				for i := range x {
+					x[i] = T(rng.Float64()*2 - 1)
+				}
+				x[150] = T(math.NaN())
+				off := make([]int32, k)
+				for r := range off {
+					off[r] = int32(rng.IntN(len(x) - n + 1))
+				}
+				bias := make([]T, m)
+				for i := range bias {
+					bias[i] = T(rng.Float64() - 0.5)
+				}
+				bias[m/2] = T(math.NaN())
+				ldc := n + 2
+				for _, withBias := range []bool{false, true} {
+					for _, withRelu := range []bool{false, true} {
+						if !withBias && !withRelu {
+							continue
+						}
+						p := NewShift[T](m, n, lda, ldc, off)
+						want := make([]T, m*ldc)
+						p.Run(a, x, want)
+						for i := 0; i < m; i++ {
+							row := want[i*ldc : i*ldc+n]
+							if withBias {
+								b := make([]T, n)
+								for j := range b {
+									b[j] = bias[i]
+								}
+								add(row, row, b)
+							}
+							if withRelu {
+								relu(row, row)
+							}
+						}
+						got := make([]T, m*ldc)
+						var bs []T
+						if withBias {
+							bs = bias
+						}
+						p.RunEpi(a, x, got, bs, withRelu)
+						for i := 0; i < m; i++ {
+							for j := 0; j < n; j++ {
+								g, w := got[i*ldc+j], want[i*ldc+j]
+								if bitsOf(g) != bitsOf(w) {
+									t.Fatalf("m=%d n=%d k=%d bias=%v relu=%v: c[%d,%d] = %v (%#x), want %v (%#x) from Run, Add, Relu", m, n, k, withBias, withRelu, i, j, g, bitsOf(g), w, bitsOf(w))
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// bitsOf is v's bit pattern.
+func bitsOf[T float32 | float64](v T) uint64 {
+	switch v := any(v).(type) {
+	case float32:
+		return uint64(math.Float32bits(v))
+	case float64:
+		return math.Float64bits(v)
+	}
+	return 0
 }
 
 // BenchmarkShift times the shifted products at examples/onnx's CNN

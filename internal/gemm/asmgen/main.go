@@ -442,7 +442,12 @@ func genDot(f64 bool) {
 // the implicit column matrix is the run of x from off[r] (a tap's shift
 // plus its channel's plane); the masked loads read no element outside
 // the columns kept. The sums run in the order of r from zero, the same
-// for every element, so a value does not depend on its tile.
+// for every element, so a value does not depend on its tile. Then, per
+// row i, when bias is not nil, bias[i] is added (the sum as VADDPS's
+// first source, as the fused evaluator's Add(y, bias)), and when relu is
+// not zero the value becomes max(value, 0) by simd's maxS sequence (NaN
+// as all ones, max(-0, 0) = +0): a convolution's bias and ReLU with the
+// bits of the separate elementwise pass.
 func genShift(f64 bool, mr, nv int) {
 	t := vtype(f64)
 	sh := map[int]int{4: 2, 8: 3}[t.es]
@@ -454,8 +459,8 @@ func genShift(f64 bool, mr, nv int) {
 	p("")
 	p("// %s: %s %d×%d, %d zmm accumulators.", name, t.typ, mr, nv*t.lanes, mr*nv)
 	p("//")
-	p("// func %s(k int, a *%s, lda int, x *%s, off *int32, c *%s, ldc, rows int, masks uint64)", name, t.typ, t.typ, t.typ)
-	p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	p("// func %s(k int, a *%s, lda int, x *%s, off *int32, c *%s, ldc, rows int, masks uint64, bias *%s, relu int)", name, t.typ, t.typ, t.typ, t.typ)
+	p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
 	p("\tMOVQ k+0(FP), CX")
 	p("\tMOVQ a+8(FP), AX")
 	p("\tMOVQ lda+16(FP), R12")
@@ -467,6 +472,8 @@ func genShift(f64 bool, mr, nv int) {
 	p("\tSHLQ $%d, R8", sh)
 	p("\tMOVQ rows+56(FP), R9")
 	p("\tMOVQ masks+64(FP), R10")
+	p("\tMOVQ bias+72(FP), R13")
+	p("\tMOVQ relu+80(FP), R14")
 	for v := 0; v < nv; v++ {
 		p("\tKMOVW R10, K%d", v+1)
 		if v < nv-1 {
@@ -498,9 +505,30 @@ func genShift(f64 bool, mr, nv int) {
 	p("\tDECQ CX")
 	p("\tJNZ loop")
 	p("store:")
+	p("\tVPXORD Z31, Z31, Z31")
 	for i := 0; i < mr; i++ {
 		p("\tCMPQ R9, $%d", i)
 		p("\tJLE done")
+		p("\tTESTQ R13, R13")
+		p("\tJZ nobias%d", i)
+		p("\t%s %d(R13), Z0", t.bc, i*t.es)
+		for v := 0; v < nv; v++ {
+			p("\tVADD%s Z0, Z%d, Z%d", t.sfx, acc(i, v), acc(i, v))
+		}
+		p("nobias%d:", i)
+		p("\tTESTQ R14, R14")
+		p("\tJZ norelu%d", i)
+		for v := 0; v < nv; v++ {
+			// simd's maxS: max both ways, AND (max(-0, 0) = +0), all ones
+			// where the value is NaN.
+			x := acc(i, v)
+			p("\tVMAX%s Z31, Z%d, Z1", t.sfx, x)
+			p("\tVMAX%s Z%d, Z31, Z2", t.sfx, x)
+			p("\tVCMP%s $3, Z31, Z%d, K3", t.sfx, x)
+			p("\tVAND%s Z2, Z1, Z%d", t.sfx, x)
+			p("\tVPTERNLOG%s $0xff, Z%d, Z%d, K3, Z%d", map[bool]string{false: "D", true: "Q"}[f64], x, x, x)
+		}
+		p("norelu%d:", i)
 		for v := 0; v < nv; v++ {
 			p("\tVMOVU%s Z%d, K%d, %d(DI)", t.sfx, acc(i, v), v+1, v*64)
 		}
