@@ -45,11 +45,22 @@ const (
 	// oversubscribed (more workers than CPUs, where dispatches queue).
 	minPartNs = 10_000
 	// minContractionPartNs is the least work of one part of a MatMul or
-	// a convolution: 30 µs. Every part packs its own panels of the
+	// a convolution: 15 µs. Every part packs its own panels of the
 	// operands (internal/gemm), so the work of a product grows with its
 	// parts: cut into 16 parts of 10 µs, a 784x256 by 64 product did 13%
 	// more work than in 2 (bench/cmd/scaling, loom@16 against loom@2).
-	minContractionPartNs = 30_000
+	// At 30 µs, examples/onnx's 64x784 by 784x64 product (estimated 36 µs,
+	// 55 µs on one thread of a 2-vCPU Intel Xeon VM, 2026-11-25) stayed on
+	// one thread; on two it takes 39-43 µs.
+	minContractionPartNs = 15_000
+	// contractionDepth: a product whose sums are k terms long runs at
+	// about k/(k+contractionDepth) of the rate above, its tiles' loads,
+	// stores and calls costing about that many steps of the k loop: the
+	// shifted kernels of examples/onnx's convolutions reach 60 GFLOP/s at
+	// k = 9 (the 1->8 layer, 3x3 taps of one channel) and 121 at k = 72
+	// (BenchmarkShift), 121·9/17 = 64. Without it the 1->8 layer at batch
+	// 64 (7.2 MFLOP, 160 µs on one thread) was estimated at 54 µs.
+	contractionDepth = 8
 	// nsPerWindowByte is the pooling windows' rate per byte: 30 GB/s,
 	// what the 2x2 MaxPool reaches on a CNN's maps (BenchmarkMaxPool:
 	// 27 GB/s on 64x16x14x14, 39 GB/s on 64x8x28x28, one thread). At
@@ -72,7 +83,14 @@ func estimateNs(n *graph.Node) float64 {
 	if n.Op() == ops.OpMaxPool || n.Op() == ops.OpAvgPool || n.Op() == ops.OpMaxPoolSelect {
 		perByte = nsPerWindowByte
 	}
-	return d.FLOPsOf(n)*rate + opdef.BytesOf(n)*perByte
+	flops := d.FLOPsOf(n)
+	if d.Kind == opdef.Contraction {
+		// k: the terms of each result's sum (a multiply and an add each)
+		if k := flops / (2 * float64(max(n.Shape().Size(), 1))); k > 0 {
+			flops *= 1 + contractionDepth/k
+		}
+	}
+	return flops*rate + opdef.BytesOf(n)*perByte
 }
 
 // workersFor is the parts node n's kernel may split into on backend b:

@@ -18,17 +18,24 @@ import (
 )
 
 // TestWorkersFor: the cost-based split. Expected counts by hand from
-// grain.go's constants (50 GFLOP/s, 200 GFLOP/s for contractions, 100
-// GB/s, parts of at least 10 µs, 30 µs for contractions):
+// grain.go's constants (50 GFLOP/s, 200 GFLOP/s for contractions whose
+// sums have k terms times 1+8/k, 100 GB/s, parts of at least 10 µs, 15 µs
+// for contractions):
 //   - Add of 1K float32: 1K FLOPs (0.02 µs) + 12 KB (0.12 µs): 1 part.
 //   - Add of 1M float32: 1M FLOPs (20 µs) + 12 MB (120 µs) = 140 µs:
 //     14 parts, so every thread up to 14.
 //   - Exp (8 FLOPs per element, ops/elementwise.go) of 32K float32:
 //     256K FLOPs (5.2 µs) + 256 KB (2.6 µs) = 7.9 µs: 1 part; of 1M:
 //     252 µs, 25 parts.
-//   - MatMul 64x784 by 784x256: 2mnk = 25.7M FLOPs (128 µs) + 1.07 MB
-//     (10.7 µs) = 139 µs: 4 parts of 30 µs.
-//   - MatMul 64x256 by 256x10: 328K FLOPs (1.6 µs): 1 part.
+//   - MatMul 64x784 by 784x256: 2mnk = 25.7M FLOPs times 1+8/784
+//     (130 µs) + 1.07 MB (10.7 µs) = 140 µs: 9 parts of 15 µs.
+//   - MatMul 64x784 by 784x64: 6.42M FLOPs times 1+8/784 (32.4 µs) +
+//     0.42 MB (4.2 µs) = 36.6 µs: 2 parts.
+//   - MatMul 64x256 by 256x10: 328K FLOPs (1.7 µs) + 78 KB (0.8 µs): 1 part.
+//   - Conv 64x1x28x28 by 8x1x3x3, padding 1 (examples/onnx's first
+//     layer): 2·9 FLOPs per each of 401K outputs, 7.23M, times 1+8/9
+//     (68.3 µs) + 200 KB in, 1.6 MB out, 288 B of filter (18.1 µs) =
+//     86.3 µs: 5 parts.
 func TestWorkersFor(t *testing.T) {
 	g := graph.New()
 	inputs := 0
@@ -47,7 +54,9 @@ func TestWorkersFor(t *testing.T) {
 		{"add 1M on 64", ops.Add(in(1<<20), in(1<<20)), 64, 14},
 		{"exp 32K", ops.Exp(in(1 << 15)), 64, 1},
 		{"exp 1M", ops.Exp(in(1 << 20)), 64, 25},
-		{"matmul 64x784x256", ops.MatMul(in(64, 784), in(784, 256)), 64, 4},
+		{"matmul 64x784x256", ops.MatMul(in(64, 784), in(784, 256)), 64, 9},
+		{"matmul 64x784x64 on 2", ops.MatMul(in(64, 784), in(784, 64)), 2, 2},
+		{"conv 1 to 8 channels", ops.Conv(in(64, 1, 28, 28), in(8, 1, 3, 3), ops.Padding(1)), 64, 5},
 		{"matmul 64x256x10", ops.MatMul(in(64, 256), in(256, 10)), 64, 1},
 		{"one thread", ops.Add(in(1<<20), in(1<<20)), 1, 1},
 		{"copy step", nil, 8, 8},
