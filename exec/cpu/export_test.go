@@ -29,3 +29,11 @@ func SetCopyStep(n int) (restore func()) {
 	copyStep = n
 	return func() { copyStep = old }
 }
+
+// SetSlidePool turns MaxPool's sliding-window path (poolslide.go) on or
+// off for the programs compiled until restore.
+func SetSlidePool(on bool) (restore func()) {
+	old := slidePool
+	slidePool = on
+	return func() { slidePool = old }
+}

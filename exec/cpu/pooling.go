@@ -25,6 +25,7 @@ import (
 type poolPlan struct {
 	in, out  [3]int
 	dil      [3]int
+	k, s     [3]int       // the window's taps and stride per dim
 	start    [3][]int     // per output index: the window's first coordinate (may be negative)
 	kLo, kHi [3][]int     // per output index: its in-bounds taps k in [kLo, kHi)
 	div      [3][]float64 // per output index: its factor of AvgPool's divisor
@@ -50,7 +51,7 @@ func newPoolPlan(a opdef.PoolAttr, x tensor.Shape) (*poolPlan, error) {
 		if out < 1 {
 			return nil, fmt.Errorf("the window does not fit spatial dim %d of length %d", i, in)
 		}
-		p.in[j], p.out[j], p.dil[j] = in, out, dil
+		p.in[j], p.out[j], p.dil[j], p.k[j], p.s[j] = in, out, dil, k, s
 		p.start[j], p.kLo[j], p.kHi[j], p.div[j] = make([]int, out), make([]int, out), make([]int, out), make([]float64, out)
 		for o := range out {
 			st := o*s - lo
@@ -118,6 +119,9 @@ func preparePool(n *graph.Node) (*kernel, error) {
 // maxPoolKernel is MaxPool in the integer dtypes: low is the result of a
 // window without input taps (the dtype's minimum).
 func maxPoolKernel[T elem](p *poolPlan, low T) *kernel {
+	if sp := newSlidePlan(p); sp != nil {
+		return slideKernel(p, sp, low)
+	}
 	return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
 		x, y := as[T](a.In(0)), as[T](a.Out())
 		maxRows(p, x[i*p.inPlane:(i+1)*p.inPlane], y[i*p.outPlane:(i+1)*p.outPlane], low, r0, r1, c0, c1)
@@ -127,6 +131,9 @@ func maxPoolKernel[T elem](p *poolPlan, low T) *kernel {
 func poolKernel[T float](op graph.Op, p *poolPlan) *kernel {
 	switch op {
 	case ops.OpMaxPool:
+		if sp := newSlidePlan(p); sp != nil {
+			return slideKernel(p, sp, T(math.Inf(-1)))
+		}
 		p := p.rowPairs()
 		return rowsKernel(p, func(a *args, i, r0, r1, c0, c1 int) {
 			x, y := as[T](a.In(0)), as[T](a.Out())

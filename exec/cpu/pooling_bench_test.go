@@ -60,3 +60,47 @@ func BenchmarkMaxPool(b *testing.B) {
 		be.Close()
 	}
 }
+
+// BenchmarkMaxPoolDilated runs the two large dilated pools of ONNX's
+// pytorch-converted backend tests (test_MaxPool2d_stride_padding_dilation:
+// 1x1x1000x1000, window 60x80, dilation, stride 10, padding 20;
+// test_MaxPool1d_stride_padding_dilation: 1x1x220000, window 200,
+// dilation and stride 10, padding 100) in float32, on the sliding path
+// (poolslide.go) and on the direct window scan, side by side, on 1 and 2
+// threads. Bytes: x read and y written.
+func BenchmarkMaxPoolDilated(b *testing.B) {
+	cases := []struct {
+		name          string
+		shape, k, pad []int
+	}{
+		{"2d-1000x1000-k60x80", []int{1, 1, 1000, 1000}, []int{60, 80}, []int{20, 20}},
+		{"1d-220000-k200", []int{1, 1, 220000}, []int{200}, []int{100}},
+	}
+	for _, threads := range []int{1, 2} {
+		be, err := cpu.New(cpu.Threads(threads))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range cases {
+			for _, slide := range []bool{true, false} {
+				path := "slide"
+				if !slide {
+					path = "direct"
+				}
+				b.Run(fmt.Sprintf("%s/%s/t%d", c.name, path, threads), func(b *testing.B) {
+					defer cpu.SetSlidePool(slide)()
+					g := graph.New()
+					x := g.Input("x", tensor.Float32, c.shape...)
+					tens := make([]int, len(c.k))
+					for i := range tens {
+						tens[i] = 10
+					}
+					y := ops.MaxPool(x, c.k, ops.Stride(tens...), ops.Dilation(tens...), ops.Padding(c.pad...))
+					feeds := exec.Feeds{x: exectest.Rand(tensor.Float32, c.shape, -1, 1, 1)}
+					benchRun(b, be, []*graph.Node{y}, feeds, int64(tensor.Shape(c.shape).Size()+y.Shape().Size())*4)
+				})
+			}
+		}
+		be.Close()
+	}
+}
