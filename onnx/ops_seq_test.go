@@ -56,6 +56,26 @@ func ssattr(name string, v ...string) *attrProto {
 // runNode imports one node of op at opset and runs it on the CPU.
 func runNode(t *testing.T, opset int, op string, attrs []*attrProto, ins []tin, nout int) ([]*tensor.Tensor, error) {
 	t.Helper()
+	outs, feeds, err := buildNode(opset, op, attrs, ins, nout)
+	if err != nil {
+		return nil, err
+	}
+	be := cpuBackend(t)
+	p, err := exec.Compile(be, outs)
+	if err != nil {
+		t.Fatalf("%s: compile: %v", op, err)
+	}
+	defer p.Close()
+	res, err := p.Run(context.Background(), feeds)
+	if err != nil {
+		t.Fatalf("%s: run: %v", op, err)
+	}
+	return res, nil
+}
+
+// buildNode imports one node into a new graph: its outputs and the feeds
+// of its fed inputs.
+func buildNode(opset int, op string, attrs []*attrProto, ins []tin, nout int) ([]*graph.Node, exec.Feeds, error) {
 	im := &importer{g: graph.New(), opset: opset, vals: map[string]*value{}}
 	im.model = &Model{Graph: im.g}
 	feeds := exec.Feeds{}
@@ -77,23 +97,13 @@ func runNode(t *testing.T, opset int, op string, attrs []*attrProto, ins []tin, 
 		np.Outputs = append(np.Outputs, "out"+string(rune('0'+i)))
 	}
 	if err := im.node(np, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var outs []*graph.Node
 	for _, o := range np.Outputs {
 		outs = append(outs, im.vals[o].n)
 	}
-	be := cpuBackend(t)
-	p, err := exec.Compile(be, outs)
-	if err != nil {
-		t.Fatalf("%s: compile: %v", op, err)
-	}
-	defer p.Close()
-	res, err := p.Run(context.Background(), feeds)
-	if err != nil {
-		t.Fatalf("%s: run: %v", op, err)
-	}
-	return res, nil
+	return outs, feeds, nil
 }
 
 func cpuBackend(t *testing.T) exec.Backend {
