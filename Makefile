@@ -63,13 +63,17 @@ bench-dp:
 # conversions' tests and the Gorgonia migration guide's side-by-side
 # programs (bench/migrate), and the peer benchmark once for loom alone (so
 # that bench/ keeps building and running).
+RACE_SPLIT := ^(TestConformance|TestConvAgainstReference)$$
 test: vet check-generated
 	LOOM_VERIFY=1 $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
-	@# the two race runs side by side (each keeps about one core busy)
+	@# the race runs side by side (each keeps about one core busy): exec/cpu's
+	@# two longest tests (about half of its 200 s under the race detector)
+	@# in a process of their own
 	$(GO) test -count=1 -race -short ./exec/cuda/... & cuda=$$!; \
-	$(GO) test -count=1 -race ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/; cpu=$$?; \
-	wait $$cuda && [ $$cpu -eq 0 ]
+	$(GO) test -count=1 -race -run '$(RACE_SPLIT)' ./exec/cpu/ & half=$$!; \
+	$(GO) test -count=1 -race -skip '$(RACE_SPLIT)' ./exec/ ./exec/cpu/... ./exec/exectest/... ./profile/; cpu=$$?; \
+	wait $$cuda && wait $$half && [ $$cpu -eq 0 ]
 	LOOM_VERIFY=1 $(GO) -C examples test -count=1 ./...
 	$(GO) -C interop/gorgoniaconv test -count=1 ./...
 	$(GO) -C bench test -count=1 ./migrate/
@@ -109,7 +113,7 @@ onnx-conformance:
 	set -e; $(GO) build -o .bin/onnx-conformance ./onnx/cmd/onnx-conformance; \
 	echo "onnx-conformance: cpu"; .bin/onnx-conformance -q -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS); \
 	echo "onnx-conformance: cuda (emulator)"; eval "$$($(GO) run ./exec/cuda/internal/cufake/cmd/cufake .bin/cufake)"; \
-	LOOM_CUDA_CACHE=.bin/cufake/cache .bin/onnx-conformance -q -device cuda -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS)
+	LOOM_CUDA_CACHE=.bin/cufake/cache .bin/onnx-conformance -q -j 2 -device cuda -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS)
 
 test-short:
 	$(GO) test -short $(PKGS)

@@ -17,15 +17,16 @@ func TestConformance(t *testing.T) {
 	exectest.Run(t, func() (exec.Backend, error) { return cpu.New() })
 }
 
-// TestConformanceSampled checks exectest's sampling (the CUDA emulator's
-// "opt" mode runs an eighth of the cases and those that bring an op or
-// dtype the others lack): the cases it keeps still cover
-// every op in every dtype, which the suite's coverage check asserts.
+// TestConformanceSampled checks exectest's sampling as the CUDA emulator
+// runs it (exectest.EmulatorEvery: every eighth case of the optimising
+// mode, every 10th of the plain mode, and those that bring an op or dtype
+// the others lack): the cases it keeps still cover every op in every
+// dtype, which the suite's coverage check asserts.
 func TestConformanceSampled(t *testing.T) {
 	if raceEnabled {
 		t.Skip("TestConformance covers the kernels under the race detector")
 	}
-	exectest.RunSampled(t, func() (exec.Backend, error) { return cpu.New() }, exectest.Sampling{Mode: "opt", Every: 8})
+	exectest.RunSampled(t, func() (exec.Backend, error) { return cpu.New() }, exectest.Sampling{Every: exectest.EmulatorEvery})
 }
 
 // TestEveryOpHasAKernel fails when an op of the table has no CPU kernel.

@@ -53,19 +53,35 @@ type Opener func() (exec.Backend, error)
 // ops a mode cannot run (mode.notRun).
 func Run(t *testing.T, open Opener) { run(t, open, Sampling{}) }
 
-// Sampling thins one mode of the suite for a slow backend (the CUDA
-// emulator compiles every fused program of the "opt" mode with the host
-// C++ compiler: two thirds of make test's time): in mode Mode a case runs
-// when its index is a multiple of Every, or when its graph has an op in a
-// dtype (of the node or an operand) that no case run so far in that mode
-// had. So every op keeps cases in each of its dtypes, and the coverage
-// check decides as in Run. The zero Sampling runs everything.
+// Sampling thins the suite for a slow backend (the CUDA emulator compiles
+// every case's program with the host C++ compiler, in both modes, about a
+// quarter of a second each: most of make test's time): in a mode with
+// Every[mode] > 1 a case runs when its index is a multiple of it, or when
+// its graph has an op in a dtype (of the node or an operand) that no case
+// run so far in that mode had. So every op keeps cases in each of its
+// dtypes, and the coverage check decides as in Run. The zero Sampling
+// runs everything, one case at a time.
 type Sampling struct {
-	Mode  string // "opt" or "plain"
-	Every int
+	Every map[string]int // by mode: "opt", "plain"
+	// Parallel runs the cases of every mode as parallel subtests (as many
+	// at once as go test's -parallel, GOMAXPROCS by default), for a
+	// backend whose Compile is safe for concurrent use and is the cost:
+	// the emulator compiles each case's program with the host C++
+	// compiler, one core each.
+	Parallel bool
 }
 
-// RunSampled is Run with one mode thinned by s.
+// EmulatorEvery is the CUDA emulator's sampling (exec/cuda's
+// TestConformance): every eighth case of the optimising mode and every
+// 10th of the plain one, with the cases that bring an op or dtype the
+// kept ones lack. exec/cpu's TestConformanceSampled runs the same
+// sampling, so a sampler that drops an op fails there too. The sampler
+// keys on the ops of a case's graph and the coverage check on the
+// kernels that ran, which differ where the optimiser folds or fuses: every
+// 16th case of the optimising mode left no Iota and no Mul/i64 kernel.
+var EmulatorEvery = map[string]int{"opt": 8, "plain": 10}
+
+// RunSampled is Run with its modes thinned by s.
 func RunSampled(t *testing.T, open Opener, s Sampling) { run(t, open, s) }
 
 func run(t *testing.T, open Opener, s Sampling) {
@@ -77,14 +93,15 @@ func run(t *testing.T, open Opener, s Sampling) {
 	covered := map[string]map[string]bool{}
 	for _, m := range modes {
 		cov := map[string]bool{}
+		var covMu sync.Mutex
 		covered[m.name] = cov
 		t.Run(m.name, func(t *testing.T) {
-			sampled := s.Every > 1 && s.Mode == m.name
+			every := s.Every[m.name]
 			seen := map[string]bool{} // graph keys of the cases run (sampled mode)
 			for i, c := range Cases() {
-				if sampled {
+				if every > 1 {
 					keys := graphKeys(c)
-					if i%s.Every != 0 && !slices.ContainsFunc(keys, func(k string) bool { return !seen[k] }) {
+					if i%every != 0 && !slices.ContainsFunc(keys, func(k string) bool { return !seen[k] }) {
 						continue
 					}
 					for _, k := range keys {
@@ -92,7 +109,13 @@ func run(t *testing.T, open Opener, s Sampling) {
 					}
 				}
 				t.Run(c.Name, func(t *testing.T) {
-					for _, k := range runCase(t, be, c, m.opts...) {
+					if s.Parallel {
+						t.Parallel()
+					}
+					keys := runCase(t, be, c, m.opts...)
+					covMu.Lock()
+					defer covMu.Unlock()
+					for _, k := range keys {
 						cov[k] = true
 					}
 				})

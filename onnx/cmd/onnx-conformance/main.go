@@ -4,7 +4,7 @@
 // backend, and compares the outputs at the suite's tolerances (rtol 1e-3,
 // atol 1e-7).
 //
-//	go run ./onnx/cmd/onnx-conformance [-device cpu|cuda] [-expect FILE] DIR...
+//	go run ./onnx/cmd/onnx-conformance [-device cpu|cuda] [-j N] [-expect FILE] DIR...
 //
 // Each DIR is a test directory or a directory of them (searched
 // recursively). One line per test: "pass NAME", "fail NAME: reason" or
@@ -12,7 +12,8 @@
 // last line is "onnx backend tests: P passed, F failed, S skipped". With
 // -expect FILE (one test name per line, '#' comments), the command fails
 // when a test listed there does not pass; -write-expect FILE writes the
-// tests that passed.
+// tests that passed. -j N runs N tests at once on the one backend (the
+// output keeps the tests' order).
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,9 +51,13 @@ func main() {
 	writeExpect := flag.String("write-expect", "", "write the names of the tests that passed to this file")
 	run := flag.String("run", "", "run only the tests whose name matches this regular expression")
 	quiet := flag.Bool("q", false, "print only failures, skips of expected tests, and the summary")
+	jobs := flag.Int("j", 1, "tests run at once (the CUDA emulator compiles each program with the host C++ compiler, one core each)")
 	flag.Parse()
+	if *jobs < 1 {
+		fatal(fmt.Errorf("-j %d: want at least 1", *jobs))
+	}
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: onnx-conformance [-device cpu|cuda] [-expect FILE] DIR...")
+		fmt.Fprintln(os.Stderr, "usage: onnx-conformance [-device cpu|cuda] [-j N] [-expect FILE] DIR...")
 		os.Exit(2)
 	}
 	var filter *regexp.Regexp
@@ -80,15 +86,41 @@ func main() {
 		}
 		tests = append(tests, found...)
 	}
+	if filter != nil {
+		tests = slices.DeleteFunc(tests, func(dir string) bool { return !filter.MatchString(testName(dir)) })
+	}
+	// -j workers take the tests in order; the lines come out in that
+	// order whatever finishes first.
+	type result struct {
+		status, why string
+		done        chan struct{}
+	}
+	results := make([]result, len(tests))
+	for i := range results {
+		results[i].done = make(chan struct{})
+	}
+	next := make(chan int)
+	go func() {
+		for i := range tests {
+			next <- i
+		}
+		close(next)
+	}()
+	for range *jobs {
+		go func() {
+			for i := range next {
+				results[i].status, results[i].why = runTest(be, tests[i])
+				close(results[i].done)
+			}
+		}()
+	}
 	var passed []string
 	var nfail, nskip int
 	var regressions []string
-	for _, dir := range tests {
+	for i, dir := range tests {
 		name := testName(dir)
-		if filter != nil && !filter.MatchString(name) {
-			continue
-		}
-		status, why := runTest(be, dir)
+		<-results[i].done
+		status, why := results[i].status, results[i].why
 		switch status {
 		case "pass":
 			passed = append(passed, name)
