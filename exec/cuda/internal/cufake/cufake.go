@@ -27,7 +27,7 @@
 // argument (CU_LAUNCH_PARAM_BUFFER_*) is not supported.
 //
 // NVRTC. nvrtcCompileProgram compiles the program as host C++17 with
-// $LOOM_FAKE_CXX (default c++) -O1 (plus $LOOM_FAKE_CXXFLAGS), after
+// $LOOM_FAKE_CXX (default c++) -O0 (plus $LOOM_FAKE_CXXFLAGS), after
 // csrc/loom_emu.h, which emulates the device dialect; the compiler's
 // diagnostics (lines of the program's name) are the log. Options are
 // checked as NVRTC checks them (NVRTC_ERROR_INVALID_OPTION) and, but for
