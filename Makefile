@@ -103,6 +103,8 @@ bench-onnx:
 # (exec/cuda/internal/cufake). It fails when a test listed in
 # onnx/testdata/expected-pass.txt does not pass (on either backend); a
 # missing data directory is reported and skipped (.ci/run installs it).
+# The emulator's compiled kernels are cached under a name keyed by the
+# emulator's build stamp, so a changed emulator never reuses them.
 # Refresh the list with: .bin/onnx-conformance -write-expect onnx/testdata/expected-pass.txt $(ONNX_DIRS)
 ONNX_DATA ?= /usr/include/onnx/backend/test/data
 ONNX_DIRS = $(ONNX_DATA)/node $(ONNX_DATA)/pytorch-converted $(ONNX_DATA)/pytorch-operator $(ONNX_DATA)/simple
@@ -113,7 +115,9 @@ onnx-conformance:
 	set -e; $(GO) build -o .bin/onnx-conformance ./onnx/cmd/onnx-conformance; \
 	echo "onnx-conformance: cpu"; .bin/onnx-conformance -q -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS); \
 	echo "onnx-conformance: cuda (emulator)"; eval "$$($(GO) run ./exec/cuda/internal/cufake/cmd/cufake .bin/cufake)"; \
-	LOOM_CUDA_CACHE=.bin/cufake/cache .bin/onnx-conformance -q -j 2 -device cuda -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS)
+	s=$$(cut -c1-16 .bin/cufake/cufake.stamp); \
+	find .bin/cufake -maxdepth 1 -name 'cache*' ! -name "cache-$$s" -exec rm -rf {} +; \
+	LOOM_CUDA_CACHE=.bin/cufake/cache-$$s .bin/onnx-conformance -q -j 2 -device cuda -expect onnx/testdata/expected-pass.txt $(ONNX_DIRS)
 
 test-short:
 	$(GO) test -short $(PKGS)
