@@ -45,15 +45,12 @@ const hostRuntime = `
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <ucontext.h>
 __attribute__((aligned(16))) unsigned char loom_smem[1 << 16];
 loom_dim3 threadIdx, blockIdx, blockDim, gridDim;
 
 // The threads of a block are fibers on one host thread: __syncthreads
 // switches back to the scheduler, which resumes every thread of the block
 // in turn once all of them have reached the barrier.
-static ucontext_t loom_sched;
-static ucontext_t loom_fib[1024];
 static char* loom_stack[1024];
 static int loom_state[1024]; // 0 runnable, 1 at a barrier, 2 finished
 static int loom_cur;
@@ -61,15 +58,79 @@ static void (*loom_fn)(void**);
 static void** loom_args;
 enum { loom_stack_bytes = 256 << 10 };
 
+#if defined(__x86_64__)
+// On x86-64 a switch saves the six callee-saved registers on the old
+// stack and pops them off the new one (loom_fiber_switch). glibc's
+// swapcontext also saves the signal mask, a system call each time: it was
+// more than half of TestConformanceOnHost's run.
+static void* loom_sched_sp;
+static void* loom_fib_sp[1024];
+extern "C" void loom_fiber_switch(void** save, void* to);
+extern "C" void loom_fiber_start(void);
+extern "C" void loom_fiber_run(void);
+__asm__(
+    ".pushsection .text\n"
+    ".p2align 4\n"
+    "loom_fiber_switch:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n"
+    // A new fiber 'returns' here on a 16-byte aligned stack.
+    "loom_fiber_start:\n"
+    "  call loom_fiber_run\n"
+    "  ud2\n"
+    ".popsection\n");
+
+extern "C" void loom_fiber_run(void) {
+    loom_fn(loom_args);
+    loom_state[loom_cur] = 2;
+    loom_fiber_switch(&loom_fib_sp[loom_cur], loom_sched_sp); // never resumed
+}
+
+static void loom_fiber_init(int i) {
+    if (!loom_stack[i]) loom_stack[i] = (char*)malloc(loom_stack_bytes);
+    void** sp = (void**)(((unsigned long long)(loom_stack[i] + loom_stack_bytes)) & ~15ull);
+    *--sp = (void*)loom_fiber_start;  // where the first switch returns to
+    for (int r = 0; r < 6; r++) *--sp = 0; // rbp, rbx, r12-r15
+    loom_fib_sp[i] = sp;
+}
+
+static inline void loom_to_fiber(int i) { loom_fiber_switch(&loom_sched_sp, loom_fib_sp[i]); }
+
 void __syncthreads() {
     loom_state[loom_cur] = 1;
-    swapcontext(&loom_fib[loom_cur], &loom_sched);
+    loom_fiber_switch(&loom_fib_sp[loom_cur], loom_sched_sp);
 }
+#else
+#include <ucontext.h>
+static ucontext_t loom_sched;
+static ucontext_t loom_fib[1024];
 
 static void loom_fiber() {
     loom_fn(loom_args);
     loom_state[loom_cur] = 2;
 }
+
+static void loom_fiber_init(int i) {
+    if (!loom_stack[i]) {
+        loom_stack[i] = (char*)malloc(loom_stack_bytes);
+        getcontext(&loom_fib[i]);
+    }
+    loom_fib[i].uc_stack.ss_sp = loom_stack[i];
+    loom_fib[i].uc_stack.ss_size = loom_stack_bytes;
+    loom_fib[i].uc_link = &loom_sched;
+    makecontext(&loom_fib[i], loom_fiber, 0);
+}
+
+static inline void loom_to_fiber(int i) { swapcontext(&loom_sched, &loom_fib[i]); }
+
+void __syncthreads() {
+    loom_state[loom_cur] = 1;
+    swapcontext(&loom_fib[loom_cur], &loom_sched);
+}
+#endif
 
 static void loom_set_thread(int i) {
     threadIdx.x = i % blockDim.x;
@@ -95,14 +156,7 @@ static void loom_launch(void (*fn)(void**), void** args, int sync, unsigned int 
             continue;
         }
         for (int i = 0; i < n; i++) {
-            if (!loom_stack[i]) {
-                loom_stack[i] = (char*)malloc(loom_stack_bytes);
-                getcontext(&loom_fib[i]);
-            }
-            loom_fib[i].uc_stack.ss_sp = loom_stack[i];
-            loom_fib[i].uc_stack.ss_size = loom_stack_bytes;
-            loom_fib[i].uc_link = &loom_sched;
-            makecontext(&loom_fib[i], loom_fiber, 0);
+            loom_fiber_init(i);
             loom_state[i] = 0;
         }
         for (;;) {
@@ -110,7 +164,7 @@ static void loom_launch(void (*fn)(void**), void** args, int sync, unsigned int 
                 loom_cur = i;
                 loom_set_thread(i);
                 loom_state[i] = 0;
-                swapcontext(&loom_sched, &loom_fib[i]);
+                loom_to_fiber(i);
             }
             int done = 0;
             for (int i = 0; i < n; i++) done += loom_state[i] == 2;
