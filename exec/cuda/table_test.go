@@ -191,6 +191,11 @@ func sumAdmits(dt tensor.DType) bool {
 // (exectest.Eval) on the device (the emulator without a GPU). Each
 // failure names the op, its dtypes and the variant.
 func TestElementwiseTable(t *testing.T) {
+	if raceEnabled {
+		// One compile (NVRTC's, in C) and one program at a time: nothing
+		// for the race detector, and 30 s of compiles under it.
+		t.Skip("the run without -race covers it")
+	}
 	combos := elementwiseCombos(t)
 	g := graph.New()
 	feeds := exec.Feeds{}
