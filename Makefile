@@ -63,12 +63,12 @@ bench-dp:
 # conversions' tests and the Gorgonia migration guide's side-by-side
 # programs (bench/migrate), and the peer benchmark once for loom alone (so
 # that bench/ keeps building and running).
-RACE_SPLIT := ^(TestConformance|TestConvAgainstReference)$$
+RACE_SPLIT := ^(TestConformance|TestConvAgainstReference|TestCancelChecks)$$
 test: vet check-generated
 	LOOM_VERIFY=1 $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...
 	@# the race runs side by side (each keeps about one core busy): exec/cpu's
-	@# two longest tests (about half of its 200 s under the race detector)
+	@# three longest tests (about half of its 165 s under the race detector)
 	@# in a process of their own
 	$(GO) test -count=1 -race -short ./exec/cuda/... & cuda=$$!; \
 	$(GO) test -count=1 -race -run '$(RACE_SPLIT)' ./exec/cpu/ & half=$$!; \
