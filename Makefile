@@ -63,7 +63,7 @@ bench-dp:
 # conversions' tests and the Gorgonia migration guide's side-by-side
 # programs (bench/migrate), and the peer benchmark once for loom alone (so
 # that bench/ keeps building and running).
-RACE_SPLIT := ^(TestConformance|TestConvAgainstReference|TestCancelChecks)$$
+RACE_SPLIT := ^(TestConformanceSampled|TestConvAgainstReference|TestCancelChecks)$$
 test: vet check-generated
 	LOOM_VERIFY=1 $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -tags noasm ./internal/... ./exec/ ./exec/cpu/... ./exec/exectest/...

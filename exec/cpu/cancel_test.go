@@ -535,8 +535,8 @@ func TestCancelLongKernels(t *testing.T) {
 func TestConformanceInSubRanges(t *testing.T) {
 	if raceEnabled {
 		// the sub-ranges cut each part's iterations on its own goroutine:
-		// no concurrency TestConformance does not have (64 s of the race run)
-		t.Skip("TestConformance covers the kernels under the race detector")
+		// no concurrency the conformance suite does not have (64 s of the race run)
+		t.Skip("TestConformanceSampled runs the kernels under the race detector")
 	}
 	defer cpu.SetForcedStep(3)()
 	defer cpu.SetLongRun(64)()
